@@ -1,0 +1,128 @@
+/* BM3D Denoise — the denoising engine's public interface.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.
+ *
+ * The engine knows nothing of GIMP or GTK: float images in, float images
+ * out.  Every entry point returns a status and never aborts or exits.
+ */
+#ifndef BM3D_H
+#define BM3D_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum
+{
+  BM3D_OK = 0,
+  BM3D_ERR_INVALID_SIZE,          /* width or height < 1, or too large   */
+  BM3D_ERR_INVALID_STRIDE,        /* row stride smaller than a row       */
+  BM3D_ERR_INVALID_SIGMA,         /* sigma not finite, <= 0 or > 255     */
+  BM3D_ERR_INVALID_ARGUMENT,      /* NULL image, bad channels, bad mode  */
+  BM3D_ERR_OUT_OF_MEMORY,
+  BM3D_ERR_CANCELLED,
+  BM3D_ERR_BACKEND_UNAVAILABLE,   /* e.g. CUDA asked for, none usable    */
+  BM3D_ERR_BACKEND_FAILED,        /* a backend fault (kernel error, ...) */
+  BM3D_ERR_NOT_IMPLEMENTED
+} bm3d_status;
+
+typedef enum
+{
+  BM3D_MODE_BM3D = 0,       /* both phases: hard threshold, then Wiener */
+  BM3D_MODE_BM3D_FAST = 1,  /* first phase only                         */
+  BM3D_MODE_NLM = 2,        /* non-local means                          */
+  BM3D_MODE_ISOLINE = 3     /* PI-PD isoline filter                     */
+} bm3d_mode;
+
+typedef enum
+{
+  BM3D_BACKEND_AUTO = 0,    /* CUDA when a usable device exists, else CPU */
+  BM3D_BACKEND_CPU = 1,
+  BM3D_BACKEND_CUDA = 2
+} bm3d_backend;
+
+/* Interleaved image: `channels` values per pixel (1..4), `stride` floats
+ * between the starts of two rows (>= width * channels).  Values are on
+ * the 0..255 scale whatever the source precision; they need not be
+ * clipped.  When `has_alpha` is set the last channel is alpha: it is not
+ * denoised and is copied bit-exact to the output.  */
+typedef struct
+{
+  int     width;
+  int     height;
+  int     channels;
+  int     has_alpha;
+  size_t  stride;
+  float  *data;
+} bm3d_image;
+
+/* Called now and then with the fraction done (0..1).  Return non-zero to
+ * cancel: the call then returns BM3D_ERR_CANCELLED and the output image
+ * is left exactly as it was.  May be called from the calling thread
+ * only.  */
+typedef int (*bm3d_progress_func) (double fraction, void *user_data);
+
+typedef struct
+{
+  float               sigma;     /* noise standard deviation, 0..255 scale */
+  bm3d_mode           mode;
+  bm3d_backend        backend;
+  int                 threads;   /* CPU threads; 0 = all cores            */
+  bm3d_progress_func  progress;  /* may be NULL                           */
+  void               *progress_data;
+} bm3d_params;
+
+/* What a call did, for messages and benchmarks.  */
+typedef struct
+{
+  bm3d_backend  backend_used;     /* CPU or CUDA                            */
+  int           fell_back;        /* CUDA was wanted (auto) but failed      */
+  double        seconds_total;
+  double        seconds_phase[2]; /* hard-threshold, Wiener (summed tiles)  */
+  size_t        peak_host_bytes;  /* engine allocations, high-water mark    */
+  size_t        peak_device_bytes;
+  char          message[256];     /* error text, or the fall-back notice    */
+} bm3d_report;
+
+/* Fill `params` with the defaults: sigma 25, BM3D, automatic backend.  */
+void         bm3d_params_init   (bm3d_params *params);
+
+/* Denoise `in` into `out` (same size and channels; may not alias).  On
+ * any error `out` is left untouched and, when `report` is non-NULL, its
+ * message says what went wrong in one line.  */
+bm3d_status  bm3d_denoise       (const bm3d_image  *in,
+                                 bm3d_image        *out,
+                                 const bm3d_params *params,
+                                 bm3d_report       *report);
+
+/* A short, fixed English description of a status.  */
+const char  *bm3d_status_string (bm3d_status status);
+
+/* Names used by the command line and messages ("bm3d", "cuda", ...).
+ * The parse functions return -1 for an unknown name.  */
+const char  *bm3d_mode_name     (bm3d_mode mode);
+const char  *bm3d_backend_name  (bm3d_backend backend);
+int          bm3d_mode_parse    (const char *name);
+int          bm3d_backend_parse (const char *name);
+
+/* Non-zero when the CUDA backend was built in and a usable device
+ * exists.  When it returns 0 and `why` is non-NULL, a one-line reason is
+ * written there.  Cheap after the first call.  */
+int          bm3d_cuda_available (char *why, size_t why_len);
+
+/* Sigma range accepted by bm3d_denoise ().  */
+#define BM3D_SIGMA_MIN_EXCLUSIVE  0.0f
+#define BM3D_SIGMA_MAX            255.0f
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BM3D_H */

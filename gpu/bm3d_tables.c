@@ -1,0 +1,229 @@
+/* Tables shared by the CPU and CUDA backends (see bm3d_tables.h).  */
+#include "bm3d_tables.h"
+
+#include <math.h>
+#include <string.h>
+
+void
+bm3d_profile_for_sigma (float sigma, bm3d_profile *profile)
+{
+  /* Honzátko & Kruliš 2017 / Dabov et al. 2007: k=8, n=39, N=16/32, p=3,
+   * tau=2500/400, lambda=2.7.  Above sigma 40 the matching thresholds are
+   * raised (Lebrun, IPOL 2012: 5000 and 3500) and lambda becomes 2.8, as
+   * in Dabov's high-noise profile: noise alone then pushes distances past
+   * the low-noise thresholds and groups would shrink to one patch.  */
+  int high = sigma > 40.0f;
+
+  profile->hard.step = 3;
+  profile->hard.search = 39;
+  profile->hard.group_max = 16;
+  profile->hard.tau_match = high ? 5000.0f : 2500.0f;
+  profile->hard.lambda_3d = high ? 2.8f : 2.7f;
+  profile->hard.transform_2d = BM3D_TRANSFORM_BIOR15;
+  profile->hard.kaiser_beta = 2.0f;
+
+  profile->wiener.step = 3;
+  profile->wiener.search = 39;
+  profile->wiener.group_max = 32;
+  profile->wiener.tau_match = high ? 3500.0f : 400.0f;
+  profile->wiener.lambda_3d = 0.0f;
+  profile->wiener.transform_2d = BM3D_TRANSFORM_DCT;
+  profile->wiener.kaiser_beta = 2.0f;
+}
+
+static void
+dct_matrix (double m[BM3D_PATCH][BM3D_PATCH])
+{
+  const int n = BM3D_PATCH;
+
+  for (int u = 0; u < n; u++)
+    for (int x = 0; x < n; x++)
+      m[u][x] = (u == 0 ? sqrt (1.0 / n) : sqrt (2.0 / n))
+                * cos (M_PI * (2 * x + 1) * u / (2.0 * n));
+}
+
+/* Biorthogonal 1.5 analysis filters.  The low pass is symmetric about
+ * 4.5 (taps 3/256, 22/256 and 128/256 times sqrt 2), the high pass is the
+ * Haar difference.  */
+static const double bior15_low[10] = {
+   3.0 / 256, -3.0 / 256, -22.0 / 256, 22.0 / 256, 128.0 / 256,
+   128.0 / 256, 22.0 / 256, -22.0 / 256, -3.0 / 256, 3.0 / 256
+};
+
+/* One level of the periodic analysis of x[0..n) into n/2 approximation
+ * and n/2 detail values.  */
+static void
+bior15_level (const double *x, int n, double *approx, double *detail)
+{
+  for (int i = 0; i < n / 2; i++)
+    {
+      double a = 0.0;
+
+      for (int j = 0; j < 10; j++)
+        a += bior15_low[j] * M_SQRT2 * x[((2 * i + j - 4) % n + n) % n];
+      approx[i] = a;
+      detail[i] = (x[2 * i + 1] - x[2 * i]) * M_SQRT1_2;
+    }
+}
+
+/* Full three-level decomposition: [a3 d3 d2 d2 d1 d1 d1 d1].  */
+static void
+bior15_matrix (double m[BM3D_PATCH][BM3D_PATCH])
+{
+  for (int col = 0; col < BM3D_PATCH; col++)
+    {
+      double x[BM3D_PATCH] = { 0 }, out[BM3D_PATCH], tmp[BM3D_PATCH];
+      int n = BM3D_PATCH;
+
+      x[col] = 1.0;
+      while (n > 1)
+        {
+          bior15_level (x, n, tmp, out + n / 2);
+          memcpy (x, tmp, sizeof (double) * (n / 2));
+          n /= 2;
+        }
+      out[0] = x[0];
+      for (int row = 0; row < BM3D_PATCH; row++)
+        m[row][col] = out[row];
+    }
+}
+
+/* Gauss-Jordan inverse with partial pivoting (8x8, well conditioned).  */
+static void
+invert (double a[BM3D_PATCH][BM3D_PATCH], double inv[BM3D_PATCH][BM3D_PATCH])
+{
+  const int n = BM3D_PATCH;
+  double w[BM3D_PATCH][2 * BM3D_PATCH];
+
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < 2 * n; j++)
+      w[i][j] = j < n ? a[i][j] : (j - n == i);
+
+  for (int c = 0; c < n; c++)
+    {
+      int p = c;
+      for (int r = c + 1; r < n; r++)
+        if (fabs (w[r][c]) > fabs (w[p][c]))
+          p = r;
+      for (int j = 0; j < 2 * n; j++)
+        {
+          double t = w[c][j];
+          w[c][j] = w[p][j];
+          w[p][j] = t;
+        }
+      double d = w[c][c];
+      for (int j = 0; j < 2 * n; j++)
+        w[c][j] /= d;
+      for (int r = 0; r < n; r++)
+        if (r != c)
+          {
+            double f = w[r][c];
+            for (int j = 0; j < 2 * n; j++)
+              w[r][j] -= f * w[c][j];
+          }
+    }
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      inv[i][j] = w[i][j + n];
+}
+
+void
+bm3d_transform_2d_init (bm3d_transform_kind kind, bm3d_transform_2d *t)
+{
+  double f[BM3D_PATCH][BM3D_PATCH], g[BM3D_PATCH][BM3D_PATCH];
+
+  if (kind == BM3D_TRANSFORM_BIOR15)
+    bior15_matrix (f);
+  else
+    dct_matrix (f);
+
+  /* Unit-norm rows make every coefficient's noise deviation equal sigma,
+   * so one threshold fits all of them (biorthogonal rows are not).  */
+  for (int r = 0; r < BM3D_PATCH; r++)
+    {
+      double s = 0.0;
+      for (int c = 0; c < BM3D_PATCH; c++)
+        s += f[r][c] * f[r][c];
+      s = sqrt (s);
+      for (int c = 0; c < BM3D_PATCH; c++)
+        f[r][c] /= s;
+    }
+  invert (f, g);
+  for (int r = 0; r < BM3D_PATCH; r++)
+    for (int c = 0; c < BM3D_PATCH; c++)
+      {
+        t->fwd[r][c] = (float) f[r][c];
+        t->inv[r][c] = (float) g[r][c];
+      }
+}
+
+void
+bm3d_wht (float *v, int n, int stride)
+{
+  for (int h = 1; h < n; h *= 2)
+    for (int i = 0; i < n; i += 2 * h)
+      for (int j = i; j < i + h; j++)
+        {
+          float a = v[j * stride], b = v[(j + h) * stride];
+          v[j * stride] = a + b;
+          v[(j + h) * stride] = a - b;
+        }
+  if (n > 1)
+    {
+      float s = 1.0f / sqrtf ((float) n);
+      for (int i = 0; i < n; i++)
+        v[i * stride] *= s;
+    }
+}
+
+/* Modified Bessel function of the first kind, order 0 (power series).  */
+static double
+bessel_i0 (double x)
+{
+  double sum = 1.0, term = 1.0;
+
+  for (int k = 1; k < 50; k++)
+    {
+      term *= (x / (2.0 * k)) * (x / (2.0 * k));
+      sum += term;
+      if (term < 1e-17 * sum)
+        break;
+    }
+  return sum;
+}
+
+void
+bm3d_kaiser_window (float beta, float window[BM3D_PATCH][BM3D_PATCH])
+{
+  double w[BM3D_PATCH];
+
+  for (int i = 0; i < BM3D_PATCH; i++)
+    {
+      double r = 2.0 * i / (BM3D_PATCH - 1) - 1.0;
+      w[i] = bessel_i0 (beta * sqrt (1.0 - r * r)) / bessel_i0 (beta);
+    }
+  for (int i = 0; i < BM3D_PATCH; i++)
+    for (int j = 0; j < BM3D_PATCH; j++)
+      window[i][j] = (float) (w[i] * w[j]);
+}
+
+/* Opponent colour space (Dabov et al.'s CBM3D default).  Its luminance
+ * row is the plain mean, the row with the smallest noise gain any
+ * luminance can have (1/sqrt 3): block matching sees the least noise.  */
+const float bm3d_colour_fwd[3][3] = {
+  { 1.0f / 3.0f, 1.0f / 3.0f, 1.0f / 3.0f },
+  { 0.5f, 0.0f, -0.5f },
+  { 0.25f, -0.5f, 0.25f }
+};
+
+const float bm3d_colour_inv[3][3] = {
+  { 1.0f, 1.0f, 2.0f / 3.0f },
+  { 1.0f, 0.0f, -4.0f / 3.0f },
+  { 1.0f, -1.0f, 2.0f / 3.0f }
+};
+
+const float bm3d_colour_noise_gain[3] = {
+  0.57735027f,   /* sqrt (1/3)  */
+  0.70710678f,   /* sqrt (1/2)  */
+  0.61237244f    /* sqrt (3/8)  */
+};

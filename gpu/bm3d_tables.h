@@ -1,0 +1,88 @@
+/* Tables shared by the CPU and CUDA backends: parameter profiles by
+ * sigma, the 2D and 1D transforms, the aggregation window and the colour
+ * transform.  Both backends build their constants from these functions,
+ * so the two paths cannot drift apart.  Plain C, no GIMP, no CUDA.  */
+#ifndef BM3D_TABLES_H
+#define BM3D_TABLES_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Patch side: fixed, so transforms unroll and a patch is 64 floats.  */
+#define BM3D_PATCH       8
+#define BM3D_PATCH_AREA  (BM3D_PATCH * BM3D_PATCH)
+/* Largest group (patches per 3D group) of any phase.  */
+#define BM3D_GROUP_MAX   32
+/* Colour images are filtered as 3 decorrelated channels.  */
+#define BM3D_MAX_CHANNELS 3
+
+typedef enum
+{
+  BM3D_TRANSFORM_DCT = 0,     /* orthonormal DCT-II                        */
+  BM3D_TRANSFORM_BIOR15 = 1   /* biorthogonal 1.5 wavelet, rows unit norm  */
+} bm3d_transform_kind;
+
+/* One phase's parameters (names from Honzátko & Kruliš 2017).  */
+typedef struct
+{
+  int                  step;         /* p: reference patch spacing          */
+  int                  search;       /* n: search window side (odd)         */
+  int                  group_max;    /* N: most patches in a group (2^k)    */
+  float                tau_match;    /* tau: max ||P-Q||^2 / k^2 (0..255)   */
+  float                lambda_3d;    /* hard threshold, multiples of sigma  */
+  bm3d_transform_kind  transform_2d;
+  float                kaiser_beta;  /* aggregation window                  */
+} bm3d_phase_profile;
+
+typedef struct
+{
+  bm3d_phase_profile hard;    /* phase 1: hard thresholding  */
+  bm3d_phase_profile wiener;  /* phase 2: empirical Wiener   */
+} bm3d_profile;
+
+/* The parameters for a noise level (the published changes above
+ * sigma 40 included).  */
+void bm3d_profile_for_sigma (float sigma, bm3d_profile *profile);
+
+/* Separable 2D transform: coef = F * X * F^T, X = I * coef * I^T, with
+ * F = fwd and I = inv (row-major, [row][col]).  Every row of fwd has unit
+ * norm, so white noise of deviation s gives coefficients of deviation s.  */
+typedef struct
+{
+  float fwd[BM3D_PATCH][BM3D_PATCH];
+  float inv[BM3D_PATCH][BM3D_PATCH];
+} bm3d_transform_2d;
+
+void bm3d_transform_2d_init (bm3d_transform_kind kind, bm3d_transform_2d *t);
+
+/* Orthonormal Walsh-Hadamard transform (its own inverse) of n values
+ * v[0], v[stride], ...; n is a power of two, 1..BM3D_GROUP_MAX.  */
+void bm3d_wht (float *v, int n, int stride);
+
+/* Aggregation window: the outer product of two Kaiser windows.  */
+void bm3d_kaiser_window (float beta, float window[BM3D_PATCH][BM3D_PATCH]);
+
+/* Colour transform to luminance + two chrominance channels.  Rows are
+ * applied to (R, G, B); channel 0 is the luminance block matching uses.
+ * bm3d_colour_noise_gain[c] is the norm of row c: the noise deviation of
+ * channel c is sigma times it.  */
+extern const float bm3d_colour_fwd[3][3];
+extern const float bm3d_colour_inv[3][3];
+extern const float bm3d_colour_noise_gain[3];
+
+/* Largest power of two <= n (n >= 1).  */
+static inline int
+bm3d_pow2_floor (int n)
+{
+  int p = 1;
+  while (p * 2 <= n)
+    p *= 2;
+  return p;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BM3D_TABLES_H */
