@@ -1,0 +1,830 @@
+/* BM3D Denoise — the command line: denoise image files with the engine
+ * the GIMP plug-in uses, add synthetic noise, and measure PSNR.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.
+ *
+ * Exit status: 0 success, 1 a runtime error (files, engine), 2 a usage
+ * error.  Every error is one line on stderr starting "bm3d-denoise: ".  */
+#include "config.h"
+
+#include "bm3d.h"
+#include "image_io.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROGRAM "bm3d-denoise"
+
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE   2
+
+#define MAX_THREADS  4096
+#define TWO_PI       6.28318530717958647692
+
+typedef enum
+{
+  ACTION_DENOISE,
+  ACTION_ADD_NOISE,
+  ACTION_COMPARE,
+  ACTION_CONVERT
+} Action;
+
+typedef struct
+{
+  Action        action;
+  bm3d_params   params;
+  int           verbose;
+  int           depth;          /* 8 or 16, 0 = follow the input       */
+  double        noise_sigma;    /* --add-noise                          */
+  uint64_t      seed;
+  const char   *reference;      /* --psnr                               */
+  const char   *input;
+  const char   *output;
+  /* Options seen, to refuse those that do not apply to the action.  */
+  int           seen_denoise_option;
+  int           seen_seed;
+} Options;
+
+enum
+{
+  OPT_ADD_NOISE = 256,
+  OPT_SEED,
+  OPT_PSNR,
+  OPT_COMPARE,
+  OPT_CONVERT,
+  OPT_DEPTH
+};
+
+static const struct option long_options[] =
+{
+  { "sigma",     required_argument, NULL, 's' },
+  { "mode",      required_argument, NULL, 'm' },
+  { "backend",   required_argument, NULL, 'b' },
+  { "threads",   required_argument, NULL, 't' },
+  { "verbose",   no_argument,       NULL, 'v' },
+  { "add-noise", required_argument, NULL, OPT_ADD_NOISE },
+  { "seed",      required_argument, NULL, OPT_SEED },
+  { "psnr",      required_argument, NULL, OPT_PSNR },
+  { "compare",   no_argument,       NULL, OPT_COMPARE },
+  { "convert",   no_argument,       NULL, OPT_CONVERT },
+  { "depth",     required_argument, NULL, OPT_DEPTH },
+  { "help",      no_argument,       NULL, 'h' },
+  { "version",   no_argument,       NULL, 'V' },
+  { NULL, 0, NULL, 0 }
+};
+
+/* ---- messages -------------------------------------------------------- */
+
+static void
+message (const char *format, ...) __attribute__ ((format (printf, 1, 2)));
+
+static void
+message (const char *format, ...)
+{
+  va_list args;
+
+  fputs (PROGRAM ": ", stderr);
+  va_start (args, format);
+  vfprintf (stderr, format, args);
+  va_end (args);
+  fputc ('\n', stderr);
+}
+
+static void
+print_help (void)
+{
+  printf ("Usage: " PROGRAM " [OPTION]... INPUT OUTPUT\n"
+          "       " PROGRAM " --add-noise SIGMA [--seed N] INPUT OUTPUT\n"
+          "       " PROGRAM " --compare IMAGE1 IMAGE2\n"
+          "       " PROGRAM " --convert INPUT OUTPUT\n"
+          "Remove Gaussian noise from INPUT with BM3D (CBM3D for colour "
+          "images)\nand write the result to OUTPUT.\n"
+          "\n"
+          "Denoising:\n"
+          "  -s, --sigma=S        noise standard deviation on the 0..255 "
+          "scale,\n"
+          "                       above 0 and at most 255 (default 25)\n"
+          "  -m, --mode=MODE      bm3d (both phases, default), bm3d-fast "
+          "(first\n"
+          "                       phase only), nlm, isoline\n"
+          "  -b, --backend=NAME   auto (CUDA when usable, default), cpu, "
+          "cuda\n"
+          "  -t, --threads=N      CPU threads, 0 = all cores (default 0)\n"
+          "      --psnr=REFERENCE after denoising, print the PSNR of INPUT "
+          "and\n"
+          "                       OUTPUT against the clean REFERENCE\n"
+          "  -v, --verbose        print the backend, the time of each phase "
+          "and\n"
+          "                       the peak memory on stderr\n"
+          "\n"
+          "Other actions:\n"
+          "      --add-noise=S    add white Gaussian noise of deviation S "
+          "(0..255)\n"
+          "                       to the colour channels (alpha is kept); "
+          "PFM output\n"
+          "                       keeps it unclipped, other formats clip "
+          "and round\n"
+          "      --seed=N         seed of the noise (unsigned 64-bit, "
+          "default 0);\n"
+          "                       the same seed gives the same noise "
+          "(xoshiro256**\n"
+          "                       seeded through splitmix64, Box-Muller "
+          "in double)\n"
+          "      --compare        print the PSNR between two images (dB, "
+          "peak 255,\n"
+          "                       colour channels only; \"inf\" when equal)\n"
+          "      --convert        copy INPUT to OUTPUT in OUTPUT's format\n"
+          "\n"
+          "Output:\n"
+          "      --depth=BITS     8 or 16 bits per sample for PNG, PGM and "
+          "PPM\n"
+          "                       (default: 16 for 16-bit input, else 8)\n"
+          "\n"
+          "  -h, --help           show this help and exit\n"
+          "  -V, --version        show the version and exit\n"
+          "\n"
+          "Formats, chosen by the file name's extension: .png (8/16-bit "
+          "gray,\n"
+          "gray+alpha, RGB, RGBA, palette), .pgm/.ppm/.pnm (binary P5/P6, "
+          "8 or\n"
+          "16 bits), .pfm (32-bit float, 0..1 = black..white).  Alpha is "
+          "not\n"
+          "denoised; formats without alpha drop it.\n"
+          "\n"
+          "Exit status: 0 on success, 1 on a runtime error, 2 on a usage "
+          "error.\n");
+}
+
+static void
+print_version (void)
+{
+  char why[200] = "";
+  int cuda = bm3d_cuda_available (why, sizeof why);
+
+  printf (PROGRAM " (" PACKAGE_NAME ") " PACKAGE_VERSION "\n");
+  printf ("PNG support: %s\n",
+          image_format_supported (IMAGE_FORMAT_PNG) ? "yes" : "no");
+  if (cuda)
+    printf ("CUDA: available\n");
+  else
+    printf ("CUDA: not available (%s)\n", why);
+}
+
+/* ---- argument parsing ------------------------------------------------ */
+
+/* Strict number parsing: the whole string, finite.  */
+static int
+parse_double (const char *text, double *value)
+{
+  char *end;
+
+  errno = 0;
+  *value = strtod (text, &end);
+  return end != text && *end == '\0' && errno == 0 && isfinite (*value)
+         ? 0 : -1;
+}
+
+static int
+parse_long (const char *text, long min, long max, long *value)
+{
+  char *end;
+
+  errno = 0;
+  *value = strtol (text, &end, 10);
+  return end != text && *end == '\0' && errno == 0 && *value >= min
+         && *value <= max ? 0 : -1;
+}
+
+static int
+parse_seed (const char *text, uint64_t *value)
+{
+  char *end;
+  unsigned long long v;
+
+  /* strtoull accepts "-1" silently wrapped: refuse signs.  */
+  if (*text < '0' || *text > '9')
+    return -1;
+  errno = 0;
+  v = strtoull (text, &end, 10);
+  if (*end != '\0' || errno != 0)
+    return -1;
+  *value = v;
+  return 0;
+}
+
+static int
+set_option (Options *opt, int c, const char *arg)
+{
+  double d;
+  long l;
+  int v;
+
+  switch (c)
+    {
+    case 's':
+      if (parse_double (arg, &d) < 0 || d <= BM3D_SIGMA_MIN_EXCLUSIVE
+          || d > BM3D_SIGMA_MAX)
+        {
+          message ("invalid sigma '%s': expected a number above 0 and at "
+                   "most 255", arg);
+          return -1;
+        }
+      opt->params.sigma = (float) d;
+      opt->seen_denoise_option = 1;
+      return 0;
+    case 'm':
+      if ((v = bm3d_mode_parse (arg)) < 0)
+        {
+          message ("unknown mode '%s' (expected bm3d, bm3d-fast, nlm or "
+                   "isoline)", arg);
+          return -1;
+        }
+      opt->params.mode = (bm3d_mode) v;
+      opt->seen_denoise_option = 1;
+      return 0;
+    case 'b':
+      if ((v = bm3d_backend_parse (arg)) < 0)
+        {
+          message ("unknown backend '%s' (expected auto, cpu or cuda)", arg);
+          return -1;
+        }
+      opt->params.backend = (bm3d_backend) v;
+      opt->seen_denoise_option = 1;
+      return 0;
+    case 't':
+      if (parse_long (arg, 0, MAX_THREADS, &l) < 0)
+        {
+          message ("invalid thread count '%s': expected 0 (all cores) to %d",
+                   arg, MAX_THREADS);
+          return -1;
+        }
+      opt->params.threads = (int) l;
+      opt->seen_denoise_option = 1;
+      return 0;
+    case 'v':
+      opt->verbose = 1;
+      return 0;
+    case OPT_ADD_NOISE:
+      if (parse_double (arg, &d) < 0 || d < 0.0 || d > 255.0)
+        {
+          message ("invalid noise deviation '%s': expected a number from 0 "
+                   "to 255", arg);
+          return -1;
+        }
+      opt->noise_sigma = d;
+      opt->action = ACTION_ADD_NOISE;
+      return 0;
+    case OPT_SEED:
+      if (parse_seed (arg, &opt->seed) < 0)
+        {
+          message ("invalid seed '%s': expected an unsigned integer", arg);
+          return -1;
+        }
+      opt->seen_seed = 1;
+      return 0;
+    case OPT_PSNR:
+      opt->reference = arg;
+      opt->seen_denoise_option = 1;
+      return 0;
+    case OPT_COMPARE:
+      opt->action = ACTION_COMPARE;
+      return 0;
+    case OPT_CONVERT:
+      opt->action = ACTION_CONVERT;
+      return 0;
+    case OPT_DEPTH:
+      if (parse_long (arg, 8, 16, &l) < 0 || (l != 8 && l != 16))
+        {
+          message ("invalid depth '%s': expected 8 or 16", arg);
+          return -1;
+        }
+      opt->depth = (int) l;
+      return 0;
+    }
+  return -1;
+}
+
+/* Refuses option mixes that would be silently ignored.  */
+static int
+check_action (const Options *opt, int actions, int positional)
+{
+  if (actions > 1)
+    {
+      message ("--add-noise, --compare and --convert exclude each other");
+      return -1;
+    }
+  if (opt->action != ACTION_DENOISE && opt->seen_denoise_option)
+    {
+      message ("--sigma, --mode, --backend, --threads and --psnr apply only "
+               "to denoising");
+      return -1;
+    }
+  if (opt->seen_seed && opt->action != ACTION_ADD_NOISE)
+    {
+      message ("--seed applies only to --add-noise");
+      return -1;
+    }
+  if (opt->depth && opt->action == ACTION_COMPARE)
+    {
+      message ("--depth does not apply to --compare");
+      return -1;
+    }
+  if (positional != 2)
+    {
+      message (positional < 2 ? "missing %s (see --help)"
+                              : "too many arguments (see --help)",
+               opt->action == ACTION_COMPARE ? "images to compare"
+                                             : "INPUT and OUTPUT");
+      return -1;
+    }
+  return 0;
+}
+
+/* Returns -1 to exit with a usage error, 1 to exit successfully (help,
+ * version), 0 to go on.  */
+static int
+parse_arguments (int argc, char **argv, Options *opt)
+{
+  int actions = 0;
+  int c;
+
+  memset (opt, 0, sizeof *opt);
+  bm3d_params_init (&opt->params);
+  opterr = 0;
+  while ((c = getopt_long (argc, argv, ":s:m:b:t:vhV", long_options,
+                           NULL)) != -1)
+    {
+      switch (c)
+        {
+        case 'h':
+          print_help ();
+          return 1;
+        case 'V':
+          print_version ();
+          return 1;
+        case ':':
+          message ("option '%s' needs a value", argv[optind - 1]);
+          return -1;
+        case '?':
+          /* "--verbose=1" also lands here, with optopt set.  */
+          if (strncmp (argv[optind - 1], "--", 2) == 0)
+            message (strchr (argv[optind - 1], '=')
+                     ? "option '%s' is unknown or takes no value (see --help)"
+                     : "unknown option '%s' (see --help)", argv[optind - 1]);
+          else
+            message ("unknown option '-%c' (see --help)", optopt);
+          return -1;
+        case OPT_ADD_NOISE:
+        case OPT_COMPARE:
+        case OPT_CONVERT:
+          actions++;
+          /* fall through */
+        default:
+          if (set_option (opt, c, optarg) < 0)
+            return -1;
+        }
+    }
+  if (check_action (opt, actions, argc - optind) < 0)
+    return -1;
+  opt->input = argv[optind];
+  opt->output = argv[optind + 1];
+  return 0;
+}
+
+/* ---- measurements ---------------------------------------------------- */
+
+static double
+now_seconds (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int
+colour_channels (const Image *img)
+{
+  return img->channels - (img->has_alpha ? 1 : 0);
+}
+
+/* PSNR (peak 255) over the colour channels.  Returns 0, or -1 when the
+ * images cannot be compared.  */
+static int
+image_psnr (const Image *a, const Image *b, double *psnr)
+{
+  int colour = colour_channels (a);
+  size_t pixels = (size_t) a->width * a->height;
+  double sum = 0.0;
+
+  if (a->width != b->width || a->height != b->height
+      || colour != colour_channels (b))
+    return -1;
+  for (size_t i = 0; i < pixels; i++)
+    {
+      const float *pa = a->data + i * a->channels;
+      const float *pb = b->data + i * b->channels;
+
+      for (int c = 0; c < colour; c++)
+        {
+          double d = (double) pa[c] - pb[c];
+
+          sum += d * d;
+        }
+    }
+  if (sum == 0.0)
+    *psnr = INFINITY;
+  else
+    *psnr = 10.0 * log10 (255.0 * 255.0 / (sum / (pixels * colour)));
+  return 0;
+}
+
+static void
+print_psnr_value (double psnr)
+{
+  if (isinf (psnr))
+    printf ("inf");
+  else
+    printf ("%.2f dB", psnr);
+}
+
+static const char *
+layout_name (const Image *img)
+{
+  static const char *const names[] = { "gray", "gray+alpha", "RGB", "RGBA" };
+
+  return names[img->channels - 1];
+}
+
+static double
+mebibytes (double bytes)
+{
+  return bytes / (1024.0 * 1024.0);
+}
+
+static void
+print_verbose (const Options *opt, const Image *in, const bm3d_report *report,
+               double t_read, double t_write, double t_total)
+{
+  struct rusage usage;
+  long cores = sysconf (_SC_NPROCESSORS_ONLN);
+  int threads = opt->params.threads > 0 ? opt->params.threads
+                                        : (int) (cores > 0 ? cores : 1);
+
+  message ("%s: %dx%d %s, %d bits", opt->input, in->width, in->height,
+           layout_name (in), in->depth);
+  message ("mode %s, sigma %g, backend %s%s", bm3d_mode_name (opt->params.mode),
+           (double) opt->params.sigma,
+           bm3d_backend_name (report->backend_used),
+           report->backend_used == BM3D_BACKEND_CPU ? "" : " (GPU)");
+  if (report->backend_used == BM3D_BACKEND_CPU)
+    message ("CPU threads: %d", threads);
+  message ("time: read %.3f s, phase 1 (hard threshold) %.3f s, "
+           "phase 2 (Wiener) %.3f s, engine %.3f s, write %.3f s, "
+           "total %.3f s", t_read, report->seconds_phase[0],
+           report->seconds_phase[1], report->seconds_total, t_write, t_total);
+  if (getrusage (RUSAGE_SELF, &usage) == 0)
+    message ("peak memory: process %.1f MiB (max RSS), engine host %.1f MiB, "
+             "device %.1f MiB", usage.ru_maxrss / 1024.0,
+             mebibytes ((double) report->peak_host_bytes),
+             mebibytes ((double) report->peak_device_bytes));
+}
+
+/* ---- noise ----------------------------------------------------------- */
+
+/* xoshiro256** (Blackman and Vigna), its state filled by splitmix64 from
+ * the seed: fixed integer arithmetic, so a seed means the same noise on
+ * every platform.  */
+typedef struct
+{
+  uint64_t s[4];
+} Rng;
+
+static uint64_t
+splitmix64 (uint64_t *state)
+{
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+static uint64_t
+rotl (uint64_t x, int k)
+{
+  return (x << k) | (x >> (64 - k));
+}
+
+static void
+rng_seed (Rng *rng, uint64_t seed)
+{
+  for (int i = 0; i < 4; i++)
+    rng->s[i] = splitmix64 (&seed);
+}
+
+static uint64_t
+rng_next (Rng *rng)
+{
+  uint64_t *s = rng->s;
+  uint64_t result = rotl (s[1] * 5, 7) * 9;
+  uint64_t t = s[1] << 17;
+
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = rotl (s[3], 45);
+  return result;
+}
+
+/* Uniform in (0, 1]: never 0, so the logarithm below stays finite.  */
+static double
+rng_uniform (Rng *rng)
+{
+  return ((rng_next (rng) >> 11) + 1) * 0x1.0p-53;
+}
+
+/* Box-Muller: two independent standard normal samples.  */
+static void
+rng_gaussian_pair (Rng *rng, double *z0, double *z1)
+{
+  double r = sqrt (-2.0 * log (rng_uniform (rng)));
+  double theta = TWO_PI * rng_uniform (rng);
+
+  *z0 = r * cos (theta);
+  *z1 = r * sin (theta);
+}
+
+/* Adds noise to the colour samples in raster order, channel by channel;
+ * alpha is left alone and draws nothing.  */
+static void
+add_noise (Image *img, double sigma, uint64_t seed)
+{
+  size_t pixels = (size_t) img->width * img->height;
+  int colour = colour_channels (img);
+  double spare = 0.0;
+  int have_spare = 0;
+  Rng rng;
+
+  rng_seed (&rng, seed);
+  for (size_t i = 0; i < pixels; i++)
+    for (int c = 0; c < colour; c++)
+      {
+        float *v = img->data + i * img->channels + c;
+        double z;
+
+        if (have_spare)
+          z = spare;
+        else
+          rng_gaussian_pair (&rng, &z, &spare);
+        have_spare = !have_spare;
+        *v = (float) (*v + sigma * z);
+      }
+}
+
+/* ---- actions --------------------------------------------------------- */
+
+static int
+output_depth (const Options *opt, const Image *in)
+{
+  if (opt->depth)
+    return opt->depth;
+  return in->depth == 16 ? 16 : 8;
+}
+
+/* Quantizes `img` as OUTPUT will store it and writes it.  */
+static int
+write_output (const Options *opt, Image *img, int depth)
+{
+  char error[512];
+  ImageFormat format = image_format_for_path (opt->output);
+
+  if (img->has_alpha && !image_format_has_alpha (format))
+    message ("%s: %s has no alpha channel; alpha dropped", opt->output,
+             image_format_name (format));
+  image_quantize (img, format, depth);
+  if (image_write (opt->output, img, depth, error, sizeof error) < 0)
+    {
+      message ("%s", error);
+      return -1;
+    }
+  return 0;
+}
+
+/* Catches a bad output name before any long computation.  */
+static int
+check_output_name (const char *path)
+{
+  ImageFormat format = image_format_for_path (path);
+
+  if (format == IMAGE_FORMAT_UNKNOWN)
+    {
+      message ("%s: unknown image format (expected a .png, .pgm, .ppm, "
+               ".pnm or .pfm file name)", path);
+      return -1;
+    }
+  if (!image_format_supported (format))
+    {
+      message ("%s: PNG support is not built in (libpng was not found at "
+               "configure time); use .pgm, .ppm or .pfm", path);
+      return -1;
+    }
+  return 0;
+}
+
+static int
+read_input (const char *path, Image *img)
+{
+  char error[512];
+
+  if (image_read (path, img, error, sizeof error) < 0)
+    {
+      message ("%s", error);
+      return -1;
+    }
+  return 0;
+}
+
+static int
+run_compare (const Options *opt)
+{
+  Image a, b;
+  double psnr;
+  int status = EXIT_RUNTIME;
+
+  if (read_input (opt->input, &a) < 0)
+    return EXIT_RUNTIME;
+  if (read_input (opt->output, &b) == 0)
+    {
+      if (image_psnr (&a, &b, &psnr) < 0)
+        message ("cannot compare %s (%dx%d %s) with %s (%dx%d %s)",
+                 opt->input, a.width, a.height, layout_name (&a),
+                 opt->output, b.width, b.height, layout_name (&b));
+      else
+        {
+          print_psnr_value (psnr);
+          putchar ('\n');
+          status = EXIT_SUCCESS;
+        }
+      image_free (&b);
+    }
+  image_free (&a);
+  return status;
+}
+
+static int
+run_add_noise (const Options *opt, int convert_only)
+{
+  Image img;
+  int status;
+
+  if (check_output_name (opt->output) < 0 || read_input (opt->input, &img) < 0)
+    return EXIT_RUNTIME;
+  if (!convert_only)
+    add_noise (&img, opt->noise_sigma, opt->seed);
+  status = write_output (opt, &img, output_depth (opt, &img)) < 0
+           ? EXIT_RUNTIME : EXIT_SUCCESS;
+  image_free (&img);
+  return status;
+}
+
+static bm3d_image
+engine_view (const Image *img)
+{
+  bm3d_image view;
+
+  view.width = img->width;
+  view.height = img->height;
+  view.channels = img->channels;
+  view.has_alpha = img->has_alpha;
+  view.stride = (size_t) img->width * img->channels;
+  view.data = img->data;
+  return view;
+}
+
+static int
+read_reference (const Options *opt, const Image *in, Image *ref)
+{
+  double unused;
+
+  if (read_input (opt->reference, ref) < 0)
+    return -1;
+  if (image_psnr (in, ref, &unused) < 0)
+    {
+      message ("reference %s (%dx%d %s) does not match %s (%dx%d %s)",
+               opt->reference, ref->width, ref->height, layout_name (ref),
+               opt->input, in->width, in->height, layout_name (in));
+      image_free (ref);
+      return -1;
+    }
+  return 0;
+}
+
+static void
+print_psnr_report (const Image *in, const Image *out, const Image *ref)
+{
+  double before, after;
+
+  image_psnr (in, ref, &before);
+  image_psnr (out, ref, &after);
+  printf ("PSNR: input ");
+  print_psnr_value (before);
+  printf (", output ");
+  print_psnr_value (after);
+  putchar ('\n');
+}
+
+static int
+run_denoise (const Options *opt)
+{
+  Image in, out, ref = { 0 };
+  bm3d_image in_view, out_view;
+  bm3d_report report;
+  bm3d_status status;
+  char error[512];
+  double t0 = now_seconds (), t_read, t_write;
+  int result = EXIT_RUNTIME;
+
+  if (check_output_name (opt->output) < 0 || read_input (opt->input, &in) < 0)
+    return EXIT_RUNTIME;
+  if (opt->reference && read_reference (opt, &in, &ref) < 0)
+    {
+      image_free (&in);
+      return EXIT_RUNTIME;
+    }
+  if (image_alloc (&out, in.width, in.height, in.channels, in.has_alpha,
+                   in.depth, error, sizeof error) < 0)
+    {
+      message ("%s", error);
+      goto done;
+    }
+  t_read = now_seconds () - t0;
+
+  in_view = engine_view (&in);
+  out_view = engine_view (&out);
+  status = bm3d_denoise (&in_view, &out_view, &opt->params, &report);
+  if (status != BM3D_OK)
+    {
+      message ("%s", report.message[0] ? report.message
+                                       : bm3d_status_string (status));
+      goto done;
+    }
+  if (report.fell_back && report.message[0])
+    message ("%s", report.message);
+
+  t_write = now_seconds ();
+  if (write_output (opt, &out, output_depth (opt, &in)) < 0)
+    goto done;
+  t_write = now_seconds () - t_write;
+
+  if (opt->verbose)
+    print_verbose (opt, &in, &report, t_read, t_write, now_seconds () - t0);
+  if (opt->reference)
+    print_psnr_report (&in, &out, &ref);
+  result = EXIT_SUCCESS;
+
+done:
+  image_free (&ref);
+  image_free (&out);
+  image_free (&in);
+  return result;
+}
+
+int
+main (int argc, char **argv)
+{
+  Options opt;
+  int parsed = parse_arguments (argc, argv, &opt);
+
+  if (parsed != 0)
+    return parsed < 0 ? EXIT_USAGE : EXIT_SUCCESS;
+
+  switch (opt.action)
+    {
+    case ACTION_COMPARE:
+      return run_compare (&opt);
+    case ACTION_ADD_NOISE:
+      return run_add_noise (&opt, 0);
+    case ACTION_CONVERT:
+      return run_add_noise (&opt, 1);
+    default:
+      return run_denoise (&opt);
+    }
+}

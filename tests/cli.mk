@@ -1,0 +1,11 @@
+# Tests of the bm3d-denoise command: TAP shell scripts.  They find the
+# command through top_builddir (exported by AM_TESTS_ENVIRONMENT) and
+# write their images with tests/cli-images.py (python3, standard library
+# only; the scripts that need it skip without it).
+CLI_TESTS = \
+	tests/cli-usage.sh \
+	tests/cli-formats.sh \
+	tests/cli-noise.sh \
+	tests/cli-denoise.sh
+TESTS += $(CLI_TESTS)
+EXTRA_DIST += $(CLI_TESTS) tests/cli-lib.sh tests/cli-images.py
