@@ -176,6 +176,46 @@ bm3d_wht (float *v, int n, int stride)
     }
 }
 
+void
+bm3d_haar (float *v, int n, int stride)
+{
+  const float r = 0.70710678118654752f;
+  float tmp[BM3D_GROUP_MAX];
+
+  for (int len = n; len > 1; len /= 2)
+    {
+      for (int i = 0; i < len / 2; i++)
+        {
+          float a = v[2 * i * stride], b = v[(2 * i + 1) * stride];
+
+          tmp[i] = (a + b) * r;
+          tmp[len / 2 + i] = (a - b) * r;
+        }
+      for (int i = 0; i < len; i++)
+        v[i * stride] = tmp[i];
+    }
+}
+
+void
+bm3d_haar_inverse (float *v, int n, int stride)
+{
+  const float r = 0.70710678118654752f;
+  float tmp[BM3D_GROUP_MAX];
+
+  for (int len = 2; len <= n; len *= 2)
+    {
+      for (int i = 0; i < len / 2; i++)
+        {
+          float a = v[i * stride], d = v[(len / 2 + i) * stride];
+
+          tmp[2 * i] = (a + d) * r;
+          tmp[2 * i + 1] = (a - d) * r;
+        }
+      for (int i = 0; i < len; i++)
+        v[i * stride] = tmp[i];
+    }
+}
+
 /* Modified Bessel function of the first kind, order 0 (power series).  */
 static double
 bessel_i0 (double x)

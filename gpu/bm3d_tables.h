@@ -60,6 +60,17 @@ void bm3d_transform_2d_init (bm3d_transform_kind kind, bm3d_transform_2d *t);
  * v[0], v[stride], ...; n is a power of two, 1..BM3D_GROUP_MAX.  */
 void bm3d_wht (float *v, int n, int stride);
 
+/* Orthonormal Haar transform across a group (Dabov et al.'s choice for
+ * the third dimension): n values v[0], v[stride], ... (n a power of two,
+ * 1..BM3D_GROUP_MAX) become, level after level, pairwise sums and
+ * differences scaled by 1/sqrt 2:
+ *   a[i] = (x[2i] + x[2i+1]) / sqrt 2,  d[i] = (x[2i] - x[2i+1]) / sqrt 2,
+ * with a in the first half and d in the second, then the first half is
+ * transformed again, down to one value.  The group is sorted by
+ * similarity, so the finest differences pair the closest patches.  */
+void bm3d_haar         (float *v, int n, int stride);
+void bm3d_haar_inverse (float *v, int n, int stride);
+
 /* Aggregation window: the outer product of two Kaiser windows.  */
 void bm3d_kaiser_window (float beta, float window[BM3D_PATCH][BM3D_PATCH]);
 

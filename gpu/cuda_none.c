@@ -1,4 +1,5 @@
-/* The CUDA backend's entry points in a build without CUDA.  */
+/* The CUDA backend's entry points in a build without CUDA: the engine
+ * then always runs on the CPU, and asking for CUDA says why not.  */
 #include "config.h"
 
 #include "engine.h"
@@ -9,7 +10,7 @@ int
 bm3d_cuda_available (char *why, size_t why_len)
 {
   if (why && why_len)
-    snprintf (why, why_len, "this build has no CUDA support");
+    snprintf (why, why_len, "built without CUDA support");
   return 0;
 }
 
@@ -25,6 +26,15 @@ bm3d_cuda_tile (const bm3d_planes *noisy, bm3d_planes *out, bm3d_job *job)
 {
   (void) noisy;
   (void) out;
-  bm3d_job_message (job, "this build has no CUDA support");
+  bm3d_job_message (job, "built without CUDA support");
+  return BM3D_ERR_BACKEND_UNAVAILABLE;
+}
+
+bm3d_status
+bm3d_cuda_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
+{
+  (void) in;
+  (void) out;
+  bm3d_job_message (job, "built without CUDA support");
   return BM3D_ERR_BACKEND_UNAVAILABLE;
 }

@@ -435,6 +435,9 @@ bm3d_run_tiled (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
   if (status == BM3D_OK)
     {
       write_output (in, out, result, colour);
+      /* tile_base is already 1 here: report exactly 1, not 1 + share.  */
+      job->tile_base = 1.0;
+      job->tile_share = 0.0;
       job_tick (job, 1.0);
     }
   free_planes (job, result, colour, image_px);
@@ -458,8 +461,16 @@ run_backend (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
   job->tile_base = 0.0;
   job->report->backend_used = backend;
   if (backend == BM3D_BACKEND_CUDA)
-    return bm3d_run_tiled (in, out, job, bm3d_cuda_tile,
-                           bm3d_cuda_tile_side (job));
+    {
+      /* Whole image on the device when it fits: no tiling or colour
+       * transform on the host.  */
+      bm3d_status status = bm3d_cuda_image (in, out, job);
+
+      if (status != BM3D_ERR_NOT_IMPLEMENTED)
+        return status;
+      return bm3d_run_tiled (in, out, job, bm3d_cuda_tile,
+                             bm3d_cuda_tile_side (job));
+    }
   return bm3d_run_tiled (in, out, job, bm3d_cpu_tile,
                          bm3d_cpu_tile_side (job));
 }

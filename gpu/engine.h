@@ -63,6 +63,14 @@ bm3d_status bm3d_cpu_tile  (const bm3d_planes *noisy, bm3d_planes *out,
 bm3d_status bm3d_cuda_tile (const bm3d_planes *noisy, bm3d_planes *out,
                             bm3d_job *job);
 
+/* CUDA on a whole image at once: the device does the tiling and the
+ * colour transform, and `out` is written only when every tile is done.
+ * Returns BM3D_ERR_NOT_IMPLEMENTED (nothing done, no message) when the
+ * image is smaller than a patch or its output does not fit the device
+ * budget; the caller then tiles on the host with bm3d_cuda_tile.  */
+bm3d_status bm3d_cuda_image (const bm3d_image *in, bm3d_image *out,
+                             bm3d_job *job);
+
 /* Tiling: the core tile side each backend wants (the tile grows by the
  * overlap margin on every side that is inside the image).  */
 int         bm3d_cpu_tile_side  (const bm3d_job *job);

@@ -1,6 +1,6 @@
 # The denoising engine: a static library with no GIMP or GTK in it.
 noinst_LIBRARIES += gpu/libbm3d.a
-gpu_libbm3d_a_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS) -O3
+gpu_libbm3d_a_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS)
 gpu_libbm3d_a_SOURCES = \
 	gpu/bm3d.h \
 	gpu/engine.h \

@@ -1,0 +1,552 @@
+/* Engine benchmark: denoises synthetic (or upscaled) images of several
+ * sizes with each backend and prints the time of each phase, the
+ * engine's total, the peak memory and the PSNR against the clean image.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.
+ *
+ *   bm3d-bench [--sizes 0.25,2,6,12,24] [--channels 1,3]
+ *              [--backends cpu,cuda] [--sigma S] [--mode bm3d|bm3d-fast]
+ *              [--threads N] [--repeat N] [--seed N] [--image FILE]
+ *              [--no-warmup]
+ *   bm3d-bench --diff IMAGE1 IMAGE2     PSNR and largest difference
+ *   bm3d-bench --synth W H CHANNELS OUT write a clean synthetic image
+ *
+ * Sizes are in megapixels; 0.25 means 512x512, the others are 4:3.  The
+ * CUDA rows come after one warm-up call on the same image, so they show
+ * the work, not the device's start-up.  Times are the best of --repeat
+ * runs.  */
+#include "config.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bm3d.h"
+#include "image_io.h"
+
+#define MAX_LIST 16
+
+typedef struct
+{
+  double        sizes[MAX_LIST];
+  int           n_sizes;
+  int           channels[MAX_LIST];
+  int           n_channels;
+  bm3d_backend  backends[MAX_LIST];
+  int           n_backends;
+  float         sigma;
+  bm3d_mode     mode;
+  int           threads;
+  int           repeat;
+  int           warmup;
+  uint64_t      seed;
+  const char   *image;
+} options;
+
+/* ---- images ----------------------------------------------------------- */
+
+static uint64_t
+splitmix64 (uint64_t *state)
+{
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+static double
+uniform (uint64_t *state)
+{
+  return ((splitmix64 (state) >> 11) + 1.0) * (1.0 / 9007199254740992.0);
+}
+
+/* White Gaussian noise (Box-Muller), unclipped.  */
+static void
+add_noise (float *v, size_t n, double sigma, uint64_t seed)
+{
+  uint64_t state = seed;
+
+  for (size_t i = 0; i < n; i += 2)
+    {
+      double r = sqrt (-2.0 * log (uniform (&state)));
+      double t = 2.0 * M_PI * uniform (&state);
+
+      v[i] += (float) (sigma * r * cos (t));
+      if (i + 1 < n)
+        v[i + 1] += (float) (sigma * r * sin (t));
+    }
+}
+
+/* A clean test picture with what BM3D cares about: flat areas, smooth
+ * gradients, straight and curved edges, and repeated texture at several
+ * scales.  Values stay inside 16..240.  */
+static void
+synth_image (float *data, int w, int h, int channels)
+{
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      {
+        double u = (double) x / (w > 1 ? w - 1 : 1);
+        double v = (double) y / (h > 1 ? h - 1 : 1);
+        double base = 60.0 + 100.0 * u * v;
+        double tex = 25.0 * sin (x * 0.35) * sin (y * 0.21)
+                     + 12.0 * sin ((x + 2 * y) * 0.9);
+        int cell = ((x / 64) + (y / 48)) & 1;
+        double dx = fmod (x, 200.0) - 100.0, dy = fmod (y, 160.0) - 80.0;
+        int disk = dx * dx + dy * dy < 55.0 * 55.0;
+        double g = base + (cell ? tex : 0.0) + (disk ? 50.0 : 0.0);
+
+        for (int c = 0; c < channels; c++)
+          {
+            double k = channels == 1 ? 1.0 : (c == 0 ? 1.1 : c == 1 ? 0.9 : 0.7);
+            double val = g * k + (channels == 1 ? 0.0 : 10.0 * c);
+
+            if (val < 16.0)
+              val = 16.0;
+            if (val > 240.0)
+              val = 240.0;
+            data[((size_t) y * w + x) * channels + c] = (float) val;
+          }
+      }
+}
+
+/* Bilinear resampling of `src` (colour channels only) to w x h.  */
+static void
+resample (const Image *src, float *data, int w, int h, int channels)
+{
+  for (int y = 0; y < h; y++)
+    {
+      double sy = (y + 0.5) * src->height / h - 0.5;
+      int y0 = (int) floor (sy);
+      double fy = sy - y0;
+      int y1 = y0 + 1;
+
+      y0 = y0 < 0 ? 0 : y0 >= src->height ? src->height - 1 : y0;
+      y1 = y1 < 0 ? 0 : y1 >= src->height ? src->height - 1 : y1;
+      for (int x = 0; x < w; x++)
+        {
+          double sx = (x + 0.5) * src->width / w - 0.5;
+          int x0 = (int) floor (sx);
+          double fx = sx - x0;
+          int x1 = x0 + 1;
+
+          x0 = x0 < 0 ? 0 : x0 >= src->width ? src->width - 1 : x0;
+          x1 = x1 < 0 ? 0 : x1 >= src->width ? src->width - 1 : x1;
+          for (int c = 0; c < channels; c++)
+            {
+              /* Gray sources feed every channel of an RGB target.  */
+              int sc = c < src->channels - src->has_alpha ? c : 0;
+              const float *p = src->data;
+              int n = src->channels;
+              double a = p[((size_t) y0 * src->width + x0) * n + sc] * (1 - fx)
+                         + p[((size_t) y0 * src->width + x1) * n + sc] * fx;
+              double b = p[((size_t) y1 * src->width + x0) * n + sc] * (1 - fx)
+                         + p[((size_t) y1 * src->width + x1) * n + sc] * fx;
+
+              data[((size_t) y * w + x) * channels + c]
+                = (float) (a * (1 - fy) + b * fy);
+            }
+        }
+    }
+}
+
+/* PSNR (peak 255) of `a` against `b`, values clipped to 0..255 first
+ * when `clip` is set; `maxdiff` gets the largest absolute difference.  */
+static double
+psnr (const float *a, const float *b, size_t n, int clip, double *maxdiff)
+{
+  double sum = 0.0, mx = 0.0;
+
+  for (size_t i = 0; i < n; i++)
+    {
+      double x = a[i], y = b[i];
+
+      if (clip)
+        {
+          x = x < 0.0 ? 0.0 : x > 255.0 ? 255.0 : x;
+          y = y < 0.0 ? 0.0 : y > 255.0 ? 255.0 : y;
+        }
+      sum += (x - y) * (x - y);
+      if (fabs (x - y) > mx)
+        mx = fabs (x - y);
+    }
+  if (maxdiff)
+    *maxdiff = mx;
+  if (sum == 0.0)
+    return INFINITY;
+  return 10.0 * log10 (255.0 * 255.0 / (sum / n));
+}
+
+/* ---- actions ---------------------------------------------------------- */
+
+static int
+run_diff (const char *pa, const char *pb)
+{
+  Image a, b;
+  char error[512];
+  int status = 1;
+
+  if (image_read (pa, &a, error, sizeof error) < 0)
+    {
+      fprintf (stderr, "bm3d-bench: %s\n", error);
+      return 1;
+    }
+  if (image_read (pb, &b, error, sizeof error) < 0)
+    {
+      fprintf (stderr, "bm3d-bench: %s\n", error);
+      image_free (&a);
+      return 1;
+    }
+  if (a.width != b.width || a.height != b.height || a.channels != b.channels)
+    fprintf (stderr, "bm3d-bench: %s and %s differ in size or channels\n",
+             pa, pb);
+  else
+    {
+      int colour = a.channels - a.has_alpha;
+      size_t n = (size_t) a.width * a.height;
+      double sum = 0.0, mx = 0.0;
+
+      for (size_t i = 0; i < n; i++)
+        for (int c = 0; c < colour; c++)
+          {
+            double d = (double) a.data[i * a.channels + c]
+                       - b.data[i * b.channels + c];
+
+            sum += d * d;
+            if (fabs (d) > mx)
+              mx = fabs (d);
+          }
+      if (sum == 0.0)
+        printf ("psnr inf max_abs_diff 0\n");
+      else
+        printf ("psnr %.4f max_abs_diff %.6g\n",
+                10.0 * log10 (255.0 * 255.0 / (sum / (n * colour))), mx);
+      status = 0;
+    }
+  image_free (&a);
+  image_free (&b);
+  return status;
+}
+
+static int
+run_synth (int w, int h, int channels, const char *path)
+{
+  Image img;
+  char error[512];
+  int status;
+
+  if (w < 1 || h < 1 || (channels != 1 && channels != 3))
+    {
+      fprintf (stderr, "bm3d-bench: --synth needs W H and 1 or 3 channels\n");
+      return 2;
+    }
+  if (image_alloc (&img, w, h, channels, 0, 32, error, sizeof error) < 0)
+    {
+      fprintf (stderr, "bm3d-bench: %s\n", error);
+      return 1;
+    }
+  synth_image (img.data, w, h, channels);
+  status = image_write (path, &img, 32, error, sizeof error);
+  if (status < 0)
+    fprintf (stderr, "bm3d-bench: %s\n", error);
+  image_free (&img);
+  return status < 0 ? 1 : 0;
+}
+
+static void
+size_for (double mp, int *w, int *h)
+{
+  if (fabs (mp - 0.25) < 1e-9)
+    {
+      *w = *h = 512;
+      return;
+    }
+  *w = (int) (sqrt (mp * 1e6 * 4.0 / 3.0) / 8.0 + 0.5) * 8;
+  *h = *w * 3 / 4;
+}
+
+static int
+bench_one (const options *opt, const float *clean, const float *noisy,
+           int w, int h, int channels, bm3d_backend backend)
+{
+  bm3d_image in, out;
+  bm3d_params params;
+  bm3d_report report, best;
+  bm3d_status status;
+  size_t n = (size_t) w * h * channels;
+  float *result = malloc (n * sizeof (float));
+  double dummy;
+
+  if (!result)
+    {
+      fprintf (stderr, "bm3d-bench: out of memory\n");
+      return 1;
+    }
+  in.width = out.width = w;
+  in.height = out.height = h;
+  in.channels = out.channels = channels;
+  in.has_alpha = out.has_alpha = 0;
+  in.stride = out.stride = (size_t) w * channels;
+  in.data = (float *) noisy;
+  out.data = result;
+
+  bm3d_params_init (&params);
+  params.sigma = opt->sigma;
+  params.mode = opt->mode;
+  params.backend = backend;
+  params.threads = opt->threads;
+
+  /* CUDA: start the device and size its buffers before timing.  */
+  if (backend == BM3D_BACKEND_CUDA && opt->warmup
+      && (status = bm3d_denoise (&in, &out, &params, &report)) != BM3D_OK)
+    {
+      printf ("%-6.2f %5dx%-5d %2d %-5s failed: %s\n",
+              w * (double) h / 1e6, w, h, channels,
+              bm3d_backend_name (backend), report.message);
+      free (result);
+      return 1;
+    }
+  memset (&best, 0, sizeof best);
+  for (int r = 0; r < opt->repeat; r++)
+    {
+      status = bm3d_denoise (&in, &out, &params, &report);
+      if (status != BM3D_OK)
+        {
+          printf ("%-6.2f %5dx%-5d %2d %-5s failed: %s\n",
+                  w * (double) h / 1e6, w, h, channels,
+                  bm3d_backend_name (backend), report.message);
+          free (result);
+          return 1;
+        }
+      if (r == 0 || report.seconds_total < best.seconds_total)
+        best = report;
+    }
+  printf ("%-6.2f %5dx%-5d %2d %-5s %10.2f %10.2f %10.2f %9.1f %9.1f %8.2f %8.2f\n",
+          w * (double) h / 1e6, w, h, channels, bm3d_backend_name (backend),
+          best.seconds_phase[0] * 1e3, best.seconds_phase[1] * 1e3,
+          best.seconds_total * 1e3,
+          best.peak_device_bytes / 1048576.0, best.peak_host_bytes / 1048576.0,
+          psnr (noisy, clean, n, 1, &dummy), psnr (result, clean, n, 1, &dummy));
+  fflush (stdout);
+  free (result);
+  return 0;
+}
+
+static int
+run_bench (const options *opt)
+{
+  Image src = { 0 };
+  char error[512];
+  int failures = 0;
+
+  if (opt->image && image_read (opt->image, &src, error, sizeof error) < 0)
+    {
+      fprintf (stderr, "bm3d-bench: %s\n", error);
+      return 1;
+    }
+  printf ("# sigma %g, mode %s, %s, best of %d run(s); times in ms\n",
+          (double) opt->sigma, bm3d_mode_name (opt->mode),
+          opt->image ? opt->image : "synthetic images", opt->repeat);
+  printf ("%-6s %11s %2s %-5s %10s %10s %10s %9s %9s %8s %8s\n", "MP", "size",
+          "ch", "back", "phase1", "phase2", "engine", "dev_MiB", "host_MiB",
+          "PSNR_in", "PSNR_out");
+  for (int s = 0; s < opt->n_sizes; s++)
+    for (int c = 0; c < opt->n_channels; c++)
+      {
+        int w, h, ch = opt->channels[c];
+        size_t n;
+        float *clean, *noisy;
+
+        size_for (opt->sizes[s], &w, &h);
+        n = (size_t) w * h * ch;
+        clean = malloc (n * sizeof (float));
+        noisy = malloc (n * sizeof (float));
+        if (!clean || !noisy)
+          {
+            fprintf (stderr, "bm3d-bench: out of memory for %dx%d\n", w, h);
+            free (clean);
+            free (noisy);
+            failures++;
+            continue;
+          }
+        if (opt->image)
+          resample (&src, clean, w, h, ch);
+        else
+          synth_image (clean, w, h, ch);
+        memcpy (noisy, clean, n * sizeof (float));
+        add_noise (noisy, n, opt->sigma, opt->seed);
+        for (int b = 0; b < opt->n_backends; b++)
+          {
+            char why[200];
+
+            if (opt->backends[b] == BM3D_BACKEND_CUDA
+                && !bm3d_cuda_available (why, sizeof why))
+              {
+                printf ("%-6.2f %5dx%-5d %2d %-5s skipped: %s\n",
+                        w * (double) h / 1e6, w, h, ch, "cuda", why);
+                continue;
+              }
+            failures += bench_one (opt, clean, noisy, w, h, ch,
+                                   opt->backends[b]);
+          }
+        free (clean);
+        free (noisy);
+      }
+  if (opt->image)
+    image_free (&src);
+  return failures ? 1 : 0;
+}
+
+/* ---- options ---------------------------------------------------------- */
+
+static int
+parse_doubles (const char *s, double *out, int max)
+{
+  int n = 0;
+  char *end;
+
+  while (*s && n < max)
+    {
+      out[n++] = strtod (s, &end);
+      if (end == s || out[n - 1] <= 0.0)
+        return -1;
+      s = *end == ',' ? end + 1 : end;
+      if (*end && *end != ',')
+        return -1;
+    }
+  return n;
+}
+
+static void
+usage (void)
+{
+  fprintf (stderr,
+           "Usage: bm3d-bench [--sizes MP,...] [--channels 1,3] "
+           "[--backends cpu,cuda]\n"
+           "                  [--sigma S] [--mode bm3d|bm3d-fast] "
+           "[--threads N] [--repeat N]\n"
+           "                  [--seed N] [--image FILE] [--no-warmup]\n"
+           "       bm3d-bench --diff IMAGE1 IMAGE2\n"
+           "       bm3d-bench --synth W H CHANNELS OUT\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  options opt;
+  double tmp[MAX_LIST];
+
+  memset (&opt, 0, sizeof opt);
+  opt.n_sizes = parse_doubles ("0.25,2,6,12,24", opt.sizes, MAX_LIST);
+  opt.channels[0] = 1;
+  opt.channels[1] = 3;
+  opt.n_channels = 2;
+  opt.backends[0] = BM3D_BACKEND_CPU;
+  opt.backends[1] = BM3D_BACKEND_CUDA;
+  opt.n_backends = 2;
+  opt.sigma = 25.0f;
+  opt.mode = BM3D_MODE_BM3D;
+  opt.repeat = 1;
+  opt.warmup = 1;
+  opt.seed = 1;
+
+  for (int i = 1; i < argc; i++)
+    {
+      const char *a = argv[i];
+      const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+      if (strcmp (a, "--diff") == 0 && i + 2 < argc)
+        return run_diff (argv[i + 1], argv[i + 2]);
+      if (strcmp (a, "--synth") == 0 && i + 4 < argc)
+        return run_synth (atoi (argv[i + 1]), atoi (argv[i + 2]),
+                          atoi (argv[i + 3]), argv[i + 4]);
+      if (strcmp (a, "--no-warmup") == 0)
+        {
+          opt.warmup = 0;
+          continue;
+        }
+      if (!v)
+        {
+          usage ();
+          return 2;
+        }
+      i++;
+      if (strcmp (a, "--sizes") == 0)
+        {
+          if ((opt.n_sizes = parse_doubles (v, opt.sizes, MAX_LIST)) < 1)
+            {
+              usage ();
+              return 2;
+            }
+        }
+      else if (strcmp (a, "--channels") == 0)
+        {
+          int n = parse_doubles (v, tmp, MAX_LIST);
+
+          if (n < 1)
+            {
+              usage ();
+              return 2;
+            }
+          opt.n_channels = 0;
+          for (int k = 0; k < n; k++)
+            if (tmp[k] == 1.0 || tmp[k] == 3.0)
+              opt.channels[opt.n_channels++] = (int) tmp[k];
+        }
+      else if (strcmp (a, "--backends") == 0)
+        {
+          char buf[256];
+          char *save = NULL;
+
+          snprintf (buf, sizeof buf, "%s", v);
+          opt.n_backends = 0;
+          for (char *t = strtok_r (buf, ",", &save); t && opt.n_backends < MAX_LIST;
+               t = strtok_r (NULL, ",", &save))
+            {
+              int b = bm3d_backend_parse (t);
+
+              if (b < 0)
+                {
+                  usage ();
+                  return 2;
+                }
+              opt.backends[opt.n_backends++] = (bm3d_backend) b;
+            }
+        }
+      else if (strcmp (a, "--sigma") == 0)
+        opt.sigma = (float) atof (v);
+      else if (strcmp (a, "--mode") == 0)
+        {
+          int m = bm3d_mode_parse (v);
+
+          if (m < 0)
+            {
+              usage ();
+              return 2;
+            }
+          opt.mode = (bm3d_mode) m;
+        }
+      else if (strcmp (a, "--threads") == 0)
+        opt.threads = atoi (v);
+      else if (strcmp (a, "--repeat") == 0)
+        opt.repeat = atoi (v) > 0 ? atoi (v) : 1;
+      else if (strcmp (a, "--seed") == 0)
+        opt.seed = strtoull (v, NULL, 10);
+      else if (strcmp (a, "--image") == 0)
+        opt.image = v;
+      else
+        {
+          usage ();
+          return 2;
+        }
+    }
+  return run_bench (&opt);
+}

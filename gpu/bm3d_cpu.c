@@ -1,0 +1,907 @@
+/* The CPU backend: BM3D and CBM3D on one tile, on OpenMP threads.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.
+ *
+ * Each phase walks the reference grid in horizontal bands of reference
+ * rows.  A band matches its references, filters their groups and adds
+ * the estimates into the tile's numerator and denominator planes.  A
+ * band's writes reach at most half a search window plus a patch beyond
+ * its rows, and bands are taller than that reach twice over, so bands
+ * two apart never touch the same pixel: the even bands run in parallel,
+ * then the odd ones.  Every pixel then receives its sums in the same
+ * order whatever the thread count, and the output is bit-identical for
+ * any number of threads.
+ *
+ * The steps are those the CUDA backend mirrors: block_match (exhaustive
+ * search, groups = the reference, then the best candidates by distance
+ * and raster index), collaborative_filter_hard and _wiener (2D transform
+ * of each patch, orthonormal Haar transform across the group as in
+ * Dabov et al.; bm3d_haar in bm3d_tables.c) and aggregate (Kaiser-
+ * weighted sums).  */
+#include "config.h"
+
+#include "bm3d_cpu.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* The hot loops are built twice, for AVX2 with FMA and for any x86-64,
+ * and the loader picks the one the processor runs.  */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 \
+    && defined(__x86_64__) && defined(__linux__)
+#define HOT_LOOP __attribute__ ((target_clones ("arch=x86-64-v3", "default")))
+#else
+#define HOT_LOOP
+#endif
+
+#if defined(__GNUC__)
+#define INLINE inline __attribute__ ((always_inline))
+#else
+#define INLINE inline
+#endif
+
+#define K BM3D_PATCH
+
+/* One patch row: eight floats in one AVX register in the AVX2 build, two
+ * SSE registers in the other (GCC vector extension).  */
+typedef float row8 __attribute__ ((vector_size (32)));
+typedef int   row8i __attribute__ ((vector_size (32)));
+
+/* Unaligned row access (vectors are passed by address: their by-value
+ * ABI differs between the two builds).  */
+#define load_row(v, p)  memcpy ((v), (p), sizeof (row8))
+#define store_row(p, v) memcpy ((p), (v), sizeof (row8))
+
+/* Whether any lane of a comparison result is set.  */
+typedef long long row4l __attribute__ ((vector_size (32)));
+#define ANY_LANE(m) \
+  ((((row4l) (m))[0] | ((row4l) (m))[1] | ((row4l) (m))[2] \
+    | ((row4l) (m))[3]) != 0)
+
+/* Everything a band needs to know about the current phase.  */
+typedef struct
+{
+  const bm3d_phase_profile *phase;
+  int            wiener;         /* 0: hard threshold, 1: Wiener         */
+  int            width;
+  int            height;
+  int            channels;
+  const float   *noisy[BM3D_MAX_CHANNELS];
+  const float   *basic[BM3D_MAX_CHANNELS];  /* Wiener phase only        */
+  const float   *match;          /* plane block matching reads           */
+  float         *num[BM3D_MAX_CHANNELS];
+  float         *den[BM3D_MAX_CHANNELS];
+  float          sigma[BM3D_MAX_CHANNELS];
+  float          fwd[K][K], inv[K][K];      /* 2D transform and inverse  */
+  row8           fwd_t[K], inv_t[K];        /* rows of their transposes  */
+  row8           kaiser_rows[K];
+  const int     *xs;             /* reference columns                    */
+  const int     *xcol;           /* column -> index in xs, or -1         */
+  int            nx;
+  const int     *ys;             /* reference rows                       */
+  int            ny;
+  const int     *band_first;     /* band b: ys[band_first[b]] ... ys[band_first[b+1] - 1] */
+  int            bands;
+  int            band_rows_max;  /* most reference rows in a band        */
+} phase_ctx;
+
+/* One worker's scratch, reused band after band.  */
+typedef struct
+{
+  float   *dist;     /* per reference: group_max - 1 sorted distances   */
+  int32_t *pos;      /* ... and the candidates' raster indices          */
+  int     *count;    /* candidates kept per reference                   */
+  float   *limit;    /* per reference row and column: the largest
+                        distance a new candidate may have              */
+  float   *hsum;     /* horizontal 8-sums, one row per pixel row        */
+  float   *diff;     /* squared differences of one row                  */
+  float   *vsum;     /* patch distances of one reference row            */
+  row8    *group;    /* 3 x BM3D_GROUP_MAX patches of 64 coefficients:
+                        noisy, basic estimate, transform scratch       */
+} band_scratch;
+
+int
+bm3d_cpu_tile_side (const bm3d_job *job)
+{
+  /* A 1536 + 2 x 48 tile holds 12 float planes (noisy, output,
+   * numerators and denominators of 3 channels): about 128 MB, while the
+   * overlap costs only 13 % more work than an unbounded tile.  */
+  (void) job;
+  return 1536;
+}
+
+int
+bm3d_cpu_reference_grid (int length, int step, int *pos)
+{
+  int n = 0, last = length - K;
+
+  if (step < 1)
+    step = 1;
+  for (int x = 0; x <= last; x += step)
+    pos[n++] = x;
+  if (n == 0 || pos[n - 1] != last)
+    pos[n++] = last;
+  return n;
+}
+
+/* ---- block matching -------------------------------------------------- */
+
+/* out[x] = sum over j < 8 of (a[x + j] - b[x + j])^2 for x in [lo, hi],
+ * summed as a tree so every x rounds the same way.  Whole vectors run
+ * past the ends into padding of `tmp` and `out`; nothing there is read
+ * back as a result.  */
+static INLINE void
+row_box_sums (const float *a, const float *b, int lo, int hi, float *out,
+              float *tmp)
+{
+  int n = hi - lo + K, j;
+
+  a += lo;
+  b += lo;
+  out += lo;
+  for (j = 0; j + 8 <= n; j += 8)
+    {
+      row8 u, v;
+
+      load_row (&u, a + j);
+      load_row (&v, b + j);
+      u -= v;
+      u *= u;
+      store_row (tmp + j, &u);
+    }
+  for (; j < n; j++)
+    {
+      float t = a[j] - b[j];
+      tmp[j] = t * t;
+    }
+  for (int step = 1; step < K; step *= 2)
+    for (j = 0; j < n - step; j += 8)
+      {
+        row8 u, v;
+
+        load_row (&u, tmp + j);
+        load_row (&v, tmp + j + step);
+        u += v;
+        store_row (step == K / 2 ? out + j : tmp + j, &u);
+      }
+}
+
+/* The largest float below d >= 0 (distances are never negative).  */
+static INLINE float
+float_below (float d)
+{
+  uint32_t bits;
+
+  if (d <= 0.0f)
+    return -1.0f;
+  memcpy (&bits, &d, sizeof bits);
+  bits--;
+  memcpy (&d, &bits, sizeof bits);
+  return d;
+}
+
+/* Keep candidate `p` at distance `d` in a reference's sorted list.
+ * Candidates arrive in raster order, so an equal distance goes after
+ * the ones already kept: ties fall to the lower raster index.  */
+static INLINE void
+keep_candidate (float *dist, int32_t *pos, int *count, float *limit,
+                int cap, float d, int32_t p)
+{
+  int n = *count;
+  int i = n < cap ? n : cap - 1;
+
+  while (i > 0 && dist[i - 1] > d)
+    {
+      dist[i] = dist[i - 1];
+      pos[i] = pos[i - 1];
+      i--;
+    }
+  dist[i] = d;
+  pos[i] = p;
+  if (n < cap)
+    *count = ++n;
+  if (n == cap)
+    /* Full: only a strictly smaller distance gets in now.  */
+    *limit = float_below (dist[cap - 1]);
+}
+
+/* Find the group candidates of every reference of band `b`: all
+ * displacements of the search window, each one's patch distances
+ * computed for the whole band at once.  */
+HOT_LOOP static void
+block_match (const phase_ctx *ctx, band_scratch *s, int b)
+{
+  const float *img = ctx->match;
+  const int w = ctx->width, h = ctx->height;
+  const int r0 = ctx->band_first[b], r1 = ctx->band_first[b + 1];
+  const int nx = ctx->nx;
+  const int cap = ctx->phase->group_max - 1;
+  const int radius = ctx->phase->search / 2;
+  const float tau = ctx->phase->tau_match * (float) BM3D_PATCH_AREA;
+  const int y_first = ctx->ys[r0];
+
+  /* Limits are kept per reference row and pixel column, so that a row
+   * of distances is compared with its limits vector by vector; columns
+   * that are no reference never accept anything.  */
+  for (int r = 0; r < r1 - r0; r++)
+    {
+      float *lr = s->limit + (size_t) r * (w + 16);
+
+      for (int x = 0; x < w + 16; x++)
+        lr[x] = -1.0f;
+      for (int i = 0; i < nx; i++)
+        {
+          s->count[r * nx + i] = 0;
+          lr[ctx->xs[i]] = cap > 0 ? tau : -1.0f;
+        }
+    }
+  if (cap == 0)
+    return;
+
+  for (int dy = -radius; dy <= radius; dy++)
+    {
+      int ra = r0, rb = r1;
+
+      /* Reference rows whose candidate row is inside the plane.  */
+      while (ra < rb && ctx->ys[ra] + dy < 0)
+        ra++;
+      while (rb > ra && ctx->ys[rb - 1] + dy > h - K)
+        rb--;
+      if (ra == rb)
+        continue;
+
+      for (int dx = -radius; dx <= radius; dx++)
+        {
+          /* References whose candidate column is inside the plane.  */
+          int lo = dx < 0 ? -dx : 0;
+          int hi = dx > 0 ? w - K - dx : w - K;
+
+          if ((dx == 0 && dy == 0) || lo > hi)
+            continue;
+
+          for (int y = ctx->ys[ra]; y < ctx->ys[rb - 1] + K; y++)
+            row_box_sums (img + (size_t) y * w,
+                          img + (size_t) (y + dy) * w + dx, lo, hi,
+                          s->hsum + (size_t) (y - y_first) * w, s->diff);
+
+          for (int r = ra; r < rb; r++)
+            {
+              const float *hr = s->hsum + (size_t) (ctx->ys[r] - y_first) * w;
+              float *lr = s->limit + (size_t) (r - r0) * (w + 16);
+              const int base = (r - r0) * nx;
+              const int32_t row = (ctx->ys[r] + dy) * w + dx;
+
+              for (int x = lo; x <= hi; x += 8)
+                {
+                  row8 v[K], d, lim;
+                  row8i hit;
+                  float dl[8];
+
+                  for (int k = 0; k < K; k++)
+                    load_row (&v[k], hr + x + (size_t) k * w);
+                  d = ((v[0] + v[1]) + (v[2] + v[3]))
+                      + ((v[4] + v[5]) + (v[6] + v[7]));
+                  load_row (&lim, lr + x);
+                  hit = d <= lim;
+                  if (!ANY_LANE (hit))
+                    continue;
+                  store_row (dl, &d);
+                  for (int j = 0; j < 8 && x + j <= hi; j++)
+                    if (dl[j] <= lr[x + j])
+                      {
+                        int ref = base + ctx->xcol[x + j];
+
+                        keep_candidate (s->dist + (size_t) ref * cap,
+                                        s->pos + (size_t) ref * cap,
+                                        s->count + ref, lr + x + j, cap,
+                                        dl[j], row + x + j);
+                      }
+                }
+            }
+        }
+    }
+}
+
+/* The group of reference `ref` of the band: the reference itself first,
+ * then its kept candidates, cut to a power of two.  Returns m.  */
+static INLINE int
+group_members (const phase_ctx *ctx, const band_scratch *s, int ref,
+               int32_t ref_pos, int32_t *members)
+{
+  int cap = ctx->phase->group_max - 1;
+  int m = bm3d_pow2_floor (s->count[ref] + 1);
+
+  members[0] = ref_pos;
+  for (int i = 1; i < m; i++)
+    members[i] = s->pos[(size_t) ref * cap + i - 1];
+  return m;
+}
+
+/* ---- collaborative filtering ----------------------------------------- */
+
+
+
+/* out = m * x * m^T for an 8x8 patch x read with row stride `stride`;
+ * mt holds the rows of m^T.  Each product row is a sum of matrix rows
+ * scaled by broadcast scalars: plain vector multiply-adds.  */
+static INLINE void
+transform_2d (const float m[K][K], const row8 mt[K], const float *x,
+              size_t stride, row8 out[K])
+{
+  row8 t[K];
+
+  for (int r = 0; r < K; r++)
+    {
+      const float *xr = x + r * stride;
+      row8 acc = xr[0] * mt[0];
+
+      for (int j = 1; j < K; j++)
+        acc += xr[j] * mt[j];
+      t[r] = acc;
+    }
+  for (int i = 0; i < K; i++)
+    {
+      row8 acc = m[i][0] * t[0];
+
+      for (int j = 1; j < K; j++)
+        acc += m[i][j] * t[j];
+      out[i] = acc;
+    }
+}
+
+/* Orthonormal Haar transform across the m patches of a group, for all 64
+ * coefficients at once (the arithmetic of bm3d_haar): pairwise sums and
+ * differences, level after level, through `tmp`.  */
+static INLINE void
+haar_group (row8 *g, int m, row8 *tmp)
+{
+  const float r = 0.70710678118654752f;
+
+  for (int len = m; len > 1; len /= 2)
+    {
+      for (int i = 0; i < len / 2; i++)
+        for (int k = 0; k < K; k++)
+          {
+            row8 a = g[2 * i * K + k], b = g[(2 * i + 1) * K + k];
+
+            tmp[i * K + k] = (a + b) * r;
+            tmp[(len / 2 + i) * K + k] = (a - b) * r;
+          }
+      memcpy (g, tmp, sizeof (row8) * len * K);
+    }
+}
+
+/* Its inverse (bm3d_haar_inverse).  */
+static INLINE void
+haar_group_inverse (row8 *g, int m, row8 *tmp)
+{
+  const float r = 0.70710678118654752f;
+
+  for (int len = 2; len <= m; len *= 2)
+    {
+      for (int i = 0; i < len / 2; i++)
+        for (int k = 0; k < K; k++)
+          {
+            row8 a = g[i * K + k], d = g[(len / 2 + i) * K + k];
+
+            tmp[2 * i * K + k] = (a + d) * r;
+            tmp[(2 * i + 1) * K + k] = (a - d) * r;
+          }
+      memcpy (g, tmp, sizeof (row8) * len * K);
+    }
+}
+
+/* Add one estimated patch, weighted by the group's weight times the
+ * Kaiser window (`wk`), into the numerator and denominator of channel
+ * c.  */
+static INLINE void
+aggregate (const phase_ctx *ctx, int c, int32_t pos, const row8 *patch,
+           const row8 wk[K])
+{
+  float *num = ctx->num[c] + pos;
+  float *den = ctx->den[c] + pos;
+
+  for (int i = 0; i < K; i++)
+    {
+      size_t o = (size_t) i * ctx->width;
+      row8 n, d;
+
+      load_row (&n, num + o);
+      load_row (&d, den + o);
+      n += wk[i] * patch[i];
+      d += wk[i];
+      store_row (num + o, &n);
+      store_row (den + o, &d);
+    }
+}
+
+static INLINE void
+window_times (const phase_ctx *ctx, float weight, row8 wk[K])
+{
+  for (int i = 0; i < K; i++)
+    wk[i] = weight * ctx->kaiser_rows[i];
+}
+
+/* Phase 1: hard thresholding of the group in the 3D transform domain.  */
+static INLINE void
+collaborative_filter_hard (const phase_ctx *ctx, band_scratch *s,
+                           const int32_t *members, int m)
+{
+  row8 *g = s->group;
+  row8 *tmp = s->group + BM3D_GROUP_MAX * K;
+  row8 est[K], wk[K];
+
+  for (int c = 0; c < ctx->channels; c++)
+    {
+      const float thr = ctx->phase->lambda_3d * ctx->sigma[c];
+      row8i kept8 = { 0 };
+      int kept = 0;
+
+      for (int i = 0; i < m; i++)
+        transform_2d (ctx->fwd, ctx->fwd_t, ctx->noisy[c] + members[i],
+                      ctx->width, g + i * K);
+      haar_group (g, m, tmp);
+      for (int k = 0; k < m * K; k++)
+        {
+          row8i keep = (g[k] > thr) | (g[k] < -thr);
+
+          kept8 -= keep;
+          g[k] = (row8) ((row8i) g[k] & keep);
+        }
+      for (int j = 0; j < K; j++)
+        kept += kept8[j];
+      haar_group_inverse (g, m, tmp);
+
+      window_times (ctx, 1.0f / (ctx->sigma[c] * ctx->sigma[c]
+                                 * (kept > 1 ? kept : 1)), wk);
+      for (int i = 0; i < m; i++)
+        {
+          transform_2d (ctx->inv, ctx->inv_t, (const float *) (g + i * K), K,
+                        est);
+          aggregate (ctx, c, members[i], est, wk);
+        }
+    }
+}
+
+/* Phase 2: empirical Wiener shrinkage of the noisy group, its gains
+ * taken from the basic estimate's group at the same positions.  */
+static INLINE void
+collaborative_filter_wiener (const phase_ctx *ctx, band_scratch *s,
+                             const int32_t *members, int m)
+{
+  row8 *gz = s->group;
+  row8 *gb = s->group + BM3D_GROUP_MAX * K;
+  row8 *tmp = s->group + 2 * BM3D_GROUP_MAX * K;
+  row8 est[K], wk[K];
+
+  for (int c = 0; c < ctx->channels; c++)
+    {
+      const float s2 = ctx->sigma[c] * ctx->sigma[c];
+      row8 energy8 = { 0 };
+      float energy = 0.0f;
+
+      for (int i = 0; i < m; i++)
+        {
+          transform_2d (ctx->fwd, ctx->fwd_t, ctx->noisy[c] + members[i],
+                        ctx->width, gz + i * K);
+          transform_2d (ctx->fwd, ctx->fwd_t, ctx->basic[c] + members[i],
+                        ctx->width, gb + i * K);
+        }
+      haar_group (gz, m, tmp);
+      haar_group (gb, m, tmp);
+      for (int k = 0; k < m * K; k++)
+        {
+          row8 b2 = gb[k] * gb[k];
+          row8 gain = b2 / (b2 + s2);
+
+          gz[k] *= gain;
+          energy8 += gain * gain;
+        }
+      for (int j = 0; j < K; j++)
+        energy += energy8[j];
+      haar_group_inverse (gz, m, tmp);
+
+      window_times (ctx, energy > 0.0f ? 1.0f / (s2 * energy) : 1.0f / s2,
+                    wk);
+      for (int i = 0; i < m; i++)
+        {
+          transform_2d (ctx->inv, ctx->inv_t, (const float *) (gz + i * K),
+                        K, est);
+          aggregate (ctx, c, members[i], est, wk);
+        }
+    }
+}
+
+/* Filter the groups of band `b`, reference after reference in raster
+ * order.  */
+HOT_LOOP static void
+filter_band (const phase_ctx *ctx, band_scratch *s, int b)
+{
+  const int r0 = ctx->band_first[b], r1 = ctx->band_first[b + 1];
+  int32_t members[BM3D_GROUP_MAX];
+
+  for (int r = r0; r < r1; r++)
+    for (int i = 0; i < ctx->nx; i++)
+      {
+        int ref = (r - r0) * ctx->nx + i;
+        int m = group_members (ctx, s, ref,
+                               ctx->ys[r] * ctx->width + ctx->xs[i],
+                               members);
+
+        if (ctx->wiener)
+          collaborative_filter_wiener (ctx, s, members, m);
+        else
+          collaborative_filter_hard (ctx, s, members, m);
+      }
+}
+
+/* ---- bands, scratch and threads -------------------------------------- */
+
+/* Split the reference rows into bands taller than twice the reach of a
+ * band's writes beyond its rows (search radius + patch), so that bands
+ * two apart are independent.  The split depends on the geometry and the
+ * phase alone, never on the thread count.  Returns the band count.  */
+static int
+split_bands (const int *ys, int ny, int radius, int *band_first)
+{
+  int height = 2 * radius + K;
+  int bands = 0;
+
+  height = (height + 7) / 8 * 8;
+  for (int r = 0; r < ny; r++)
+    {
+      int b = ys[r] / height;
+
+      while (bands <= b)
+        band_first[bands++] = r;
+    }
+  band_first[bands] = ny;
+  return bands;
+}
+
+typedef struct
+{
+  size_t dist, pos, count, limit, hsum, diff, vsum, group;
+} scratch_sizes;
+
+static size_t
+scratch_layout (const phase_ctx *ctx, scratch_sizes *z)
+{
+  size_t refs = (size_t) ctx->band_rows_max * ctx->nx;
+  size_t cap = BM3D_GROUP_MAX;
+  int rows = 0;
+
+  for (int b = 0; b < ctx->bands; b++)
+    {
+      int r0 = ctx->band_first[b], r1 = ctx->band_first[b + 1];
+
+      if (r1 > r0 && ctx->ys[r1 - 1] + K - ctx->ys[r0] > rows)
+        rows = ctx->ys[r1 - 1] + K - ctx->ys[r0];
+    }
+  z->dist = refs * cap * sizeof (float);
+  z->pos = refs * cap * sizeof (int32_t);
+  z->count = refs * sizeof (int);
+  z->limit = (size_t) ctx->band_rows_max * (ctx->width + 16) * sizeof (float);
+  /* Padding: whole vectors run up to 8 values past a row's end.  */
+  z->hsum = ((size_t) rows * ctx->width + 16) * sizeof (float);
+  z->diff = ((size_t) ctx->width + K + 16) * sizeof (float);
+  z->vsum = ((size_t) ctx->width + 16) * sizeof (float);
+  z->group = 3 * BM3D_GROUP_MAX * BM3D_PATCH_AREA * sizeof (float);
+  /* Each array starts on a cache line, and so does each worker's
+   * block: the group's vectors are accessed aligned.  */
+  return (z->dist + z->pos + z->count + z->limit + z->hsum + z->diff
+          + z->vsum + z->group + 9 * 64) & ~(size_t) 63;
+}
+
+/* One block per worker, carved into its arrays (64-byte aligned).  */
+static void
+scratch_carve (char *block, const scratch_sizes *z, band_scratch *s)
+{
+#define CARVE(field, type) \
+  do { s->field = (type *) block; block += (z->field + 63) & ~(size_t) 63; } while (0)
+  CARVE (dist, float);
+  CARVE (pos, int32_t);
+  CARVE (count, int);
+  CARVE (limit, float);
+  CARVE (hsum, float);
+  CARVE (diff, float);
+  CARVE (vsum, float);
+  CARVE (group, row8);
+#undef CARVE
+}
+
+static int
+current_thread (void)
+{
+#ifdef _OPENMP
+  return omp_get_thread_num ();
+#else
+  return 0;
+#endif
+}
+
+/* Run block matching and, unless `filter` is 0, filtering over every
+ * band: even bands in parallel, then odd bands.  `done` and `share`
+ * place the phase in the tile's progress.  */
+static bm3d_status
+run_bands (const phase_ctx *ctx, bm3d_job *job, int filter,
+           double done, double share, int *sizes, int32_t *members)
+{
+  scratch_sizes z;
+  size_t each = scratch_layout (ctx, &z);
+  int workers = job->threads;
+  char *block;
+  int bands_done = 0, cancelled = 0;
+
+  if (workers > (ctx->bands + 1) / 2)
+    workers = (ctx->bands + 1) / 2;
+  if (workers < 1)
+    workers = 1;
+  block = bm3d_alloc (job, each * workers);
+  if (!block)
+    {
+      bm3d_job_message (job, "out of memory for the CPU backend's "
+                        "%zu-byte work space", each * workers);
+      return BM3D_ERR_OUT_OF_MEMORY;
+    }
+  /* Defined values in the padding that vectors run over.  */
+  memset (block, 0, each * workers);
+
+  for (int parity = 0; parity < 2 && !cancelled; parity++)
+    {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(workers)
+#endif
+      for (int b = parity; b < ctx->bands; b += 2)
+        {
+          band_scratch s;
+          int stop, tid = current_thread ();
+
+#ifdef _OPENMP
+#pragma omp atomic read
+#endif
+          stop = cancelled;
+          if (stop)
+            continue;
+          scratch_carve (block + each * tid, &z, &s);
+          block_match (ctx, &s, b);
+          if (filter)
+            filter_band (ctx, &s, b);
+          else
+            {
+              /* Report the groups of a plane (tests only).  */
+              int r0 = ctx->band_first[b], r1 = ctx->band_first[b + 1];
+              int gmax = ctx->phase->group_max;
+
+              for (int r = r0; r < r1; r++)
+                for (int i = 0; i < ctx->nx; i++)
+                  {
+                    size_t ref = (size_t) r * ctx->nx + i;
+
+                    sizes[ref] = group_members (ctx, &s, (r - r0) * ctx->nx + i,
+                                                ctx->ys[r] * ctx->width
+                                                + ctx->xs[i],
+                                                members + ref * gmax);
+                  }
+            }
+
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+          bands_done++;
+          /* Progress and cancellation from the calling thread alone.  */
+          if (tid == 0)
+            {
+              int n;
+
+#ifdef _OPENMP
+#pragma omp atomic read
+#endif
+              n = bands_done;
+              if (job->tick && job->tick (job, done + share * n / ctx->bands))
+                {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+                  cancelled = 1;
+                }
+            }
+        }
+    }
+  bm3d_free (job, block, each * workers);
+  if (!cancelled && job->tick && job->tick (job, done + share))
+    cancelled = 1;
+  if (cancelled)
+    {
+      bm3d_job_message (job, "cancelled");
+      return BM3D_ERR_CANCELLED;
+    }
+  return BM3D_OK;
+}
+
+/* Reference grid and bands of a plane.  Returns 0 when out of memory.  */
+static int
+grid_alloc (phase_ctx *ctx, bm3d_job *job, int **buffer, size_t *bytes)
+{
+  int *xs, *ys, *bf, *xcol;
+
+  *bytes = sizeof (int) * (2 * (size_t) ctx->width + 16 + 2 * ctx->height
+                           + 2);
+  *buffer = bm3d_alloc (job, *bytes);
+  if (!*buffer)
+    {
+      bm3d_job_message (job, "out of memory for the reference grid");
+      return 0;
+    }
+  xs = *buffer;
+  ys = xs + ctx->width;
+  bf = ys + ctx->height;
+  xcol = bf + ctx->height + 2;
+  ctx->nx = bm3d_cpu_reference_grid (ctx->width, ctx->phase->step, xs);
+  for (int x = 0; x < ctx->width + 16; x++)
+    xcol[x] = -1;
+  for (int i = 0; i < ctx->nx; i++)
+    xcol[xs[i]] = i;
+  ctx->xcol = xcol;
+  ctx->ny = bm3d_cpu_reference_grid (ctx->height, ctx->phase->step, ys);
+  ctx->bands = split_bands (ys, ctx->ny, ctx->phase->search / 2, bf);
+  ctx->xs = xs;
+  ctx->ys = ys;
+  ctx->band_first = bf;
+  ctx->band_rows_max = 0;
+  for (int b = 0; b < ctx->bands; b++)
+    if (bf[b + 1] - bf[b] > ctx->band_rows_max)
+      ctx->band_rows_max = bf[b + 1] - bf[b];
+  return 1;
+}
+
+static void
+phase_setup (phase_ctx *ctx, const bm3d_phase_profile *phase, int wiener)
+{
+  bm3d_transform_2d t;
+  float kaiser[K][K];
+
+  ctx->phase = phase;
+  ctx->wiener = wiener;
+  bm3d_transform_2d_init (phase->transform_2d, &t);
+  for (int i = 0; i < K; i++)
+    for (int j = 0; j < K; j++)
+      {
+        ctx->fwd[i][j] = t.fwd[i][j];
+        ctx->fwd_t[j][i] = t.fwd[i][j];
+        ctx->inv[i][j] = t.inv[i][j];
+        ctx->inv_t[j][i] = t.inv[i][j];
+      }
+  bm3d_kaiser_window (phase->kaiser_beta, kaiser);
+  for (int i = 0; i < K; i++)
+    load_row (&ctx->kaiser_rows[i], kaiser[i]);
+}
+
+/* One phase over the tile: numerators and denominators from zero, then
+ * their ratio into `result`.  */
+static bm3d_status
+run_phase (phase_ctx *ctx, bm3d_job *job, float **result, double done,
+           double share)
+{
+  size_t n = (size_t) ctx->width * ctx->height;
+  int *grid;
+  size_t grid_bytes;
+  bm3d_status status;
+
+  if (!grid_alloc (ctx, job, &grid, &grid_bytes))
+    return BM3D_ERR_OUT_OF_MEMORY;
+  for (int c = 0; c < ctx->channels; c++)
+    {
+      memset (ctx->num[c], 0, n * sizeof (float));
+      memset (ctx->den[c], 0, n * sizeof (float));
+    }
+  status = run_bands (ctx, job, 1, done, share, NULL, NULL);
+  bm3d_free (job, grid, grid_bytes);
+  if (status != BM3D_OK)
+    return status;
+
+  for (int c = 0; c < ctx->channels; c++)
+    for (size_t i = 0; i < n; i++)
+      result[c][i] = ctx->den[c][i] > 0.0f
+                     ? ctx->num[c][i] / ctx->den[c][i] : ctx->noisy[c][i];
+  return BM3D_OK;
+}
+
+bm3d_status
+bm3d_cpu_tile (const bm3d_planes *noisy, bm3d_planes *out, bm3d_job *job)
+{
+  size_t n = (size_t) noisy->width * noisy->height;
+  float *sums = NULL;
+  size_t sums_bytes = 2 * (size_t) noisy->channels * n * sizeof (float);
+  phase_ctx ctx;
+  bm3d_status status;
+  double t0, weight1 = job->phases == 2 ? 0.4 : 1.0;
+
+  memset (&ctx, 0, sizeof ctx);
+  ctx.width = noisy->width;
+  ctx.height = noisy->height;
+  ctx.channels = noisy->channels;
+  for (int c = 0; c < noisy->channels; c++)
+    {
+      ctx.noisy[c] = noisy->plane[c];
+      ctx.sigma[c] = noisy->sigma[c];
+    }
+
+  sums = bm3d_alloc (job, sums_bytes);
+  if (!sums)
+    {
+      bm3d_job_message (job, "out of memory for a %dx%d tile's sums",
+                        noisy->width, noisy->height);
+      return BM3D_ERR_OUT_OF_MEMORY;
+    }
+  for (int c = 0; c < noisy->channels; c++)
+    {
+      ctx.num[c] = sums + 2 * c * n;
+      ctx.den[c] = sums + (2 * c + 1) * n;
+    }
+
+  /* Phase 1: the basic estimate, straight into `out`.  */
+  t0 = bm3d_seconds ();
+  phase_setup (&ctx, &job->profile.hard, 0);
+  ctx.match = noisy->plane[0];
+  status = run_phase (&ctx, job, out->plane, 0.0, weight1);
+  job->report->seconds_phase[0] += bm3d_seconds () - t0;
+
+  /* Phase 2: Wiener filtering guided by the basic estimate.  The
+   * result overwrites the basic estimate only once every band is done
+   * with it.  */
+  if (status == BM3D_OK && job->phases == 2)
+    {
+      t0 = bm3d_seconds ();
+      phase_setup (&ctx, &job->profile.wiener, 1);
+      for (int c = 0; c < noisy->channels; c++)
+        ctx.basic[c] = out->plane[c];
+      ctx.match = out->plane[0];
+      status = run_phase (&ctx, job, out->plane, weight1, 1.0 - weight1);
+      job->report->seconds_phase[1] += bm3d_seconds () - t0;
+    }
+
+  bm3d_free (job, sums, sums_bytes);
+  return status;
+}
+
+bm3d_status
+bm3d_cpu_match_plane (const float *plane, int width, int height,
+                      const bm3d_phase_profile *phase, int threads,
+                      int *sizes, int32_t *members)
+{
+  bm3d_report report;
+  bm3d_job job;
+  phase_ctx ctx;
+  int *grid;
+  size_t grid_bytes;
+  bm3d_status status;
+
+  memset (&report, 0, sizeof report);
+  memset (&job, 0, sizeof job);
+  memset (&ctx, 0, sizeof ctx);
+  job.report = &report;
+  job.threads = threads > 0 ? threads : 1;
+  ctx.phase = phase;
+  ctx.width = width;
+  ctx.height = height;
+  ctx.channels = 1;
+  ctx.match = plane;
+  if (width < K || height < K || phase->group_max > BM3D_GROUP_MAX)
+    return BM3D_ERR_INVALID_SIZE;
+  if (!grid_alloc (&ctx, &job, &grid, &grid_bytes))
+    return BM3D_ERR_OUT_OF_MEMORY;
+  status = run_bands (&ctx, &job, 0, 0.0, 1.0, sizes, members);
+  bm3d_free (&job, grid, grid_bytes);
+  return status;
+}

@@ -1,0 +1,1664 @@
+/* BM3D Denoise — the CUDA backend.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.
+ *
+ * The same algorithm as the CPU backend (see the team's algorithm notes
+ * in engine.h and bm3d_tables.h), laid out for a GPU after Honzátko and
+ * Kruliš 2017:
+ *
+ *   block_match      a warp per reference patch; the block's references
+ *                    share one search window in shared memory; each lane
+ *                    slides down a candidate column so one loaded row
+ *                    serves eight candidates; distances come from
+ *                    |P|^2 + |Q|^2 - 2 P.Q with the norms precomputed
+ *                    (patch_norms); the best N are kept as a warp-wide
+ *                    sorted list of 64-bit keys (distance bits | raster
+ *                    index), so ties break by raster index as on the CPU.
+ *   collaborative_filter_hard / _wiener
+ *                    a warp per 3D group: gather, 2D transform, Haar
+ *                    transform across the group, threshold or Wiener shrinkage,
+ *                    inverses and weighted aggregation all on chip.  A
+ *                    block owns a rectangle of references and aggregates
+ *                    into shared memory first, then adds its rectangle to
+ *                    the tile's sums with one global atomic per pixel.
+ *   aggregate        numerator / denominator, and clears both sums.
+ *
+ * References are processed in batches of rows, so the match lists stay
+ * small and progress can be reported between batches.  */
+#include <cuda_runtime.h>
+
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine.h"
+#include "cuda_check.cuh"
+
+/* Patches in shared memory: rows 9 floats apart and patches 72 apart, so
+ * a warp's row, column and per-coefficient accesses hit distinct banks.  */
+#define ROW_PITCH    9
+#define PATCH_PITCH  72
+
+/* Block matching: references (warps) per block.  */
+#define MATCH_WARPS  8
+
+/* Pixels are centred before matching: |P|^2 + |Q|^2 - 2 P.Q then cancels
+ * four times less precision than on the raw 0..255 scale.  */
+#define MATCH_CENTRE 128.0f
+
+/* References per batch (about): bounds the match lists' memory.  */
+#define BATCH_REFS   (1 << 17)
+
+/* Device memory the backend may hold beyond the CUDA context.  */
+#define DEVICE_BUDGET ((size_t) 512 << 20)
+
+#define FULL_MASK 0xffffffffu
+
+/* Transforms: [0] hard forward, [1] hard inverse, [2] Wiener forward,
+ * [3] Wiener inverse; Kaiser windows of both phases.  */
+__constant__ float c_transform[4][BM3D_PATCH][BM3D_PATCH];
+__constant__ float c_kaiser[2][BM3D_PATCH_AREA];
+
+/* ---- geometry ------------------------------------------------------- */
+
+/* The reference grid along one axis of length `len`: 0, step, 2 step, ...
+ * up to len - k, plus len - k itself so the border is covered.  */
+typedef struct
+{
+  int n_regular;   /* multiples of step that fit                        */
+  int n;           /* with the last position added when needed          */
+  int last;        /* len - k                                            */
+  int step;
+} ref_axis;
+
+static ref_axis
+ref_axis_for (int len, int step)
+{
+  ref_axis a;
+
+  a.last = len - BM3D_PATCH;
+  a.step = step;
+  a.n_regular = a.last / step + 1;
+  a.n = a.n_regular + (a.last % step != 0);
+  return a;
+}
+
+__device__ __forceinline__ int
+ref_coord (const ref_axis &a, int i)
+{
+  return i < a.n_regular ? i * a.step : a.last;
+}
+
+/* ---- patch norms ------------------------------------------------------ */
+
+/* |Q|^2 of every 8x8 patch of the centred plane, at its top-left corner
+ * (pitch: the plane's width).  */
+__global__ void
+patch_norms (const float *__restrict__ plane, int width, int height,
+             float *__restrict__ norms)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+
+  if (x > width - BM3D_PATCH || y > height - BM3D_PATCH)
+    return;
+  float s = 0.0f;
+  for (int i = 0; i < BM3D_PATCH; i++)
+    {
+      const float *row = plane + (size_t) (y + i) * width + x;
+#pragma unroll
+      for (int j = 0; j < BM3D_PATCH; j++)
+        {
+          float v = __ldg (row + j) - MATCH_CENTRE;
+          s = fmaf (v, v, s);
+        }
+    }
+  norms[(size_t) y * width + x] = s;
+}
+
+/* ---- block matching ------------------------------------------------- */
+
+typedef struct
+{
+  const float *plane;     /* matching plane (noisy or basic luminance)   */
+  const float *norms;
+  int          width, height;
+  ref_axis     ax, ay;
+  int          radius;    /* search / 2                                  */
+  int          group_max; /* N                                           */
+  float        tau;       /* max distance, per pixel                      */
+  int          ry_begin, ry_end;
+  int         *lists;     /* [batch ref][N] raster positions             */
+  int         *counts;    /* [batch ref] group size m                     */
+} match_args;
+
+__global__ void __launch_bounds__ (MATCH_WARPS * 32)
+block_match (match_args a)
+{
+  extern __shared__ float smem[];
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int ry = a.ry_begin + blockIdx.y;
+  const int rx_first = blockIdx.x * MATCH_WARPS;
+  const int rx_last = min (a.ax.n - 1, rx_first + MATCH_WARPS - 1);
+  const int rx = rx_first + warp;
+  const int yr = ref_coord (a.ay, ry);
+
+  /* The search window of all the block's references.  */
+  const int wx0 = max (0, ref_coord (a.ax, rx_first) - a.radius);
+  const int wx1 = min (a.width - BM3D_PATCH, ref_coord (a.ax, rx_last) + a.radius)
+                  + BM3D_PATCH;
+  const int wy0 = max (0, yr - a.radius);
+  const int wy1 = min (a.height - BM3D_PATCH, yr + a.radius) + BM3D_PATCH;
+  const int ww = wx1 - wx0, wh = wy1 - wy0;
+  float *pix = smem;                       /* (wh + 8) rows of ww         */
+  float *nrm = smem + (wh + BM3D_PATCH) * ww;  /* (wh - 7) rows of ww     */
+
+  /* A warp per row; rows past the window are read by the last chunk of
+   * candidates only for candidates that do not exist: zeros keep them
+   * finite.  */
+#pragma unroll 4
+  for (int y = warp; y < wh + BM3D_PATCH; y += MATCH_WARPS)
+    {
+      const float *src = a.plane + (size_t) (wy0 + y) * a.width + wx0;
+      for (int x = lane; x < ww; x += 32)
+        pix[y * ww + x] = y < wh ? __ldg (src + x) - MATCH_CENTRE : 0.0f;
+    }
+#pragma unroll 4
+  for (int y = warp; y < wh - BM3D_PATCH + 1; y += MATCH_WARPS)
+    {
+      const float *src = a.norms + (size_t) (wy0 + y) * a.width + wx0;
+      for (int x = lane; x < ww; x += 32)
+        nrm[y * ww + x] = x <= ww - BM3D_PATCH ? __ldg (src + x) : 0.0f;
+    }
+  __syncthreads ();
+  if (rx >= a.ax.n)
+    return;
+
+  const int xr = ref_coord (a.ax, rx);
+  const int lxr = xr - wx0, lyr = yr - wy0;
+  float ref[BM3D_PATCH][BM3D_PATCH];
+#pragma unroll
+  for (int i = 0; i < BM3D_PATCH; i++)
+#pragma unroll
+    for (int j = 0; j < BM3D_PATCH; j++)
+      ref[i][j] = pix[(lyr + i) * ww + lxr + j];
+  const float ref_norm = nrm[lyr * ww + lxr];
+
+  /* Candidates of this reference: columns cx0..cx1, rows wy0..cy1.  */
+  const int cx0 = max (0, xr - a.radius);
+  const int ncol = min (a.width - BM3D_PATCH, xr + a.radius) - cx0 + 1;
+  const int nrow = wh - BM3D_PATCH + 1;
+  const int nchunk = (nrow + 7) / 8;
+  const int items = ncol * nchunk;
+  const float tau = a.tau;
+
+  /* Sorted across the lanes, smallest in lane 0; the reference's key is
+   * 0 and every candidate's is at least 1, so it always leads.  */
+  uint64_t list = lane == 0 ? 0 : ~(uint64_t) 0;
+  uint64_t worst = ~(uint64_t) 0;   /* key in lane N-1 */
+
+  for (int base = 0; base < items; base += 32)
+    {
+      const int t = base + lane;
+      const bool active = t < items;
+      const int chunk = active ? t / ncol : 0;
+      const int col = active ? t - chunk * ncol : 0;
+      const int lx = cx0 - wx0 + col;
+      const int ly = chunk * 8;
+      float acc[8];
+
+#pragma unroll
+      for (int k = 0; k < 8; k++)
+        acc[k] = 0.0f;
+#pragma unroll
+      for (int y = 0; y < 15; y++)
+        {
+          float v[BM3D_PATCH];
+          const float *row = pix + (ly + y) * ww + lx;
+#pragma unroll
+          for (int j = 0; j < BM3D_PATCH; j++)
+            v[j] = row[j];
+#pragma unroll
+          for (int k = 0; k < 8; k++)
+            {
+              const int i = y - k;
+              if (i >= 0 && i < BM3D_PATCH)
+#pragma unroll
+                for (int j = 0; j < BM3D_PATCH; j++)
+                  acc[k] = fmaf (ref[i][j], v[j], acc[k]);
+            }
+        }
+
+#pragma unroll
+      for (int k = 0; k < 8; k++)
+        {
+          uint64_t key = ~(uint64_t) 0;
+          const int cy = wy0 + ly + k;
+          const int cx = cx0 + col;
+
+          if (active && ly + k < nrow && !(cx == xr && cy == yr))
+            {
+              float s = ref_norm + nrm[(ly + k) * ww + lx] - 2.0f * acc[k];
+              float d = s > 0.0f ? s * (1.0f / BM3D_PATCH_AREA) : 0.0f;
+              if (d <= tau)
+                key = ((uint64_t) __float_as_uint (d) << 32)
+                      | (uint32_t) (cy * a.width + cx + 1);
+            }
+          unsigned pending = __ballot_sync (FULL_MASK, key < worst);
+          while (pending)
+            {
+              const int src = __ffs (pending) - 1;
+              pending &= pending - 1;
+              const uint64_t cand = __shfl_sync (FULL_MASK, key, src);
+              if (cand < worst)
+                {
+                  const int pos = __popc (__ballot_sync (FULL_MASK, list < cand));
+                  const uint64_t up = __shfl_up_sync (FULL_MASK, list, 1);
+                  if (lane > pos)
+                    list = up;
+                  else if (lane == pos)
+                    list = cand;
+                  worst = __shfl_sync (FULL_MASK, list, a.group_max - 1);
+                }
+            }
+        }
+    }
+
+  const int found = __popc (__ballot_sync (FULL_MASK, list != ~(uint64_t) 0));
+  int m = 1;
+  while (m * 2 <= min (found, a.group_max))
+    m *= 2;
+  const size_t r = (size_t) (ry - a.ry_begin) * a.ax.n + rx;
+  if (lane < m)
+    a.lists[r * a.group_max + lane] = lane == 0
+      ? yr * a.width + xr : (int) (uint32_t) list - 1;
+  if (lane == 0)
+    a.counts[r] = m;
+}
+
+/* ---- collaborative filtering ---------------------------------------- */
+
+typedef struct
+{
+  const float *noisy[BM3D_MAX_CHANNELS];
+  const float *basic[BM3D_MAX_CHANNELS];
+  float       *num[BM3D_MAX_CHANNELS];
+  float       *den[BM3D_MAX_CHANNELS];
+  float        sigma[BM3D_MAX_CHANNELS];
+  float        lambda;          /* hard threshold / sigma               */
+  int          width, height;
+  ref_axis     ax, ay;
+  int          radius;
+  int          group_max;
+  int          ry_begin, ry_end;
+  int          rect_x, rect_y;  /* references per block                 */
+  int          acc_cap;         /* floats of each shared sum             */
+  const int   *lists;
+  const int   *counts;
+} filter_args;
+
+/* Apply the 8x8 matrix c_transform[T] to every row (ROWS) or column of
+ * the m patches in `buf`: out[a] = sum_b M[a][b] in[b].  A lane takes
+ * two rows (columns) at a time, loading both before computing, so the
+ * shared-memory latencies overlap.  */
+template <int T, bool ROWS>
+__device__ __forceinline__ void
+transform_pass (float *buf, int m, int lane)
+{
+  const int total = m * BM3D_PATCH;
+  const int stride = ROWS ? 1 : ROW_PITCH;
+
+  for (int job = lane; job < total; job += 64)
+    {
+      const bool two = job + 32 < total;
+      const int job2 = two ? job + 32 : job;
+      float *b1 = buf + (job >> 3) * PATCH_PITCH
+                  + (ROWS ? (job & 7) * ROW_PITCH : (job & 7));
+      float *b2 = buf + (job2 >> 3) * PATCH_PITCH
+                  + (ROWS ? (job2 & 7) * ROW_PITCH : (job2 & 7));
+      float v1[BM3D_PATCH], v2[BM3D_PATCH];
+
+#pragma unroll
+      for (int b = 0; b < BM3D_PATCH; b++)
+        {
+          v1[b] = b1[b * stride];
+          v2[b] = b2[b * stride];
+        }
+#pragma unroll
+      for (int o = 0; o < BM3D_PATCH; o++)
+        {
+          float s1 = 0.0f, s2 = 0.0f;
+#pragma unroll
+          for (int b = 0; b < BM3D_PATCH; b++)
+            {
+              s1 = fmaf (c_transform[T][o][b], v1[b], s1);
+              s2 = fmaf (c_transform[T][o][b], v2[b], s2);
+            }
+          b1[o * stride] = s1;
+          if (two)
+            b2[o * stride] = s2;
+        }
+    }
+}
+
+/* coef = F X F^T (or X = I C I^T) for the m patches.  */
+template <int FWD, int INV>
+__device__ __forceinline__ void
+transform_2d (float *buf, int m, int lane, bool inverse)
+{
+  if (!inverse)
+    {
+      transform_pass<FWD, true> (buf, m, lane);
+      __syncwarp ();
+      transform_pass<FWD, false> (buf, m, lane);
+    }
+  else
+    {
+      transform_pass<INV, true> (buf, m, lane);
+      __syncwarp ();
+      transform_pass<INV, false> (buf, m, lane);
+    }
+  __syncwarp ();
+}
+
+/* Orthonormal Haar transform across the group (bm3d_haar and
+ * bm3d_haar_inverse: same butterflies, same rounding) of v[0..N), N a
+ * compile-time power of two so every index is a register.  */
+template <int LEN, int N>
+__device__ __forceinline__ void
+haar_forward_level (float (&v)[N])
+{
+  if constexpr (LEN > 1)
+    {
+      const float r = 0.70710678118654752f;
+      float t[LEN];
+
+#pragma unroll
+      for (int i = 0; i < LEN / 2; i++)
+        {
+          const float a = v[2 * i], b = v[2 * i + 1];
+          t[i] = __fmul_rn (__fadd_rn (a, b), r);
+          t[LEN / 2 + i] = __fmul_rn (__fsub_rn (a, b), r);
+        }
+#pragma unroll
+      for (int i = 0; i < LEN; i++)
+        v[i] = t[i];
+      haar_forward_level<LEN / 2> (v);
+    }
+}
+
+template <int LEN, int N>
+__device__ __forceinline__ void
+haar_inverse_level (float (&v)[N])
+{
+  if constexpr (LEN <= N)
+    {
+      const float r = 0.70710678118654752f;
+      float t[LEN];
+
+#pragma unroll
+      for (int i = 0; i < LEN / 2; i++)
+        {
+          const float a = v[i], d = v[LEN / 2 + i];
+          t[2 * i] = __fmul_rn (__fadd_rn (a, d), r);
+          t[2 * i + 1] = __fmul_rn (__fsub_rn (a, d), r);
+        }
+#pragma unroll
+      for (int i = 0; i < LEN; i++)
+        v[i] = t[i];
+      haar_inverse_level<LEN * 2> (v);
+    }
+}
+
+template <int N>
+__device__ __forceinline__ void
+haar_forward (float (&v)[N])
+{
+  haar_forward_level<N> (v);
+}
+
+template <int N>
+__device__ __forceinline__ void
+haar_inverse (float (&v)[N])
+{
+  haar_inverse_level<2> (v);
+}
+
+/* Hard thresholding of a group of N patches already 2D-transformed in
+ * `buf`: Haar across the group, zero every coefficient with |c| <= thr,
+ * inverse Haar.  A lane handles coefficients lane and lane + 32 of every
+ * patch.  Returns the lane's count of kept coefficients.  */
+template <int N>
+__device__ __forceinline__ int
+threshold_group (float *buf, float thr, int lane)
+{
+  int kept = 0;
+
+#pragma unroll
+  for (int half = 0; half < 2; half++)
+    {
+      const int q = lane + 32 * half;
+      const int off = (q >> 3) * ROW_PITCH + (q & 7);
+      float v[N];
+
+#pragma unroll
+      for (int p = 0; p < N; p++)
+        v[p] = buf[p * PATCH_PITCH + off];
+      haar_forward<N> (v);
+#pragma unroll
+      for (int p = 0; p < N; p++)
+        if (fabsf (v[p]) <= thr)
+          v[p] = 0.0f;
+        else
+          kept++;
+      haar_inverse<N> (v);
+#pragma unroll
+      for (int p = 0; p < N; p++)
+        buf[p * PATCH_PITCH + off] = v[p];
+    }
+  return kept;
+}
+
+__device__ __forceinline__ float
+warp_sum (float v)
+{
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1)
+    v += __shfl_xor_sync (FULL_MASK, v, o);
+  return v;
+}
+
+/* Load the m patches at (px[p], py[p]) of `plane` into `buf` (and of
+ * `plane2` into `buf2` when given).  Eight loads per plane are issued
+ * before any is stored, so their latencies overlap.  */
+__device__ __forceinline__ void
+gather (float *buf, const float *__restrict__ plane,
+        float *buf2, const float *__restrict__ plane2, int width,
+        const int *px, const int *py, int m, int lane)
+{
+  const int total = m * BM3D_PATCH_AREA;
+
+  for (int base = 0; base < total; base += 32 * 8)
+    {
+      float v[8], w[8];
+      int src[8];
+
+#pragma unroll
+      for (int k = 0; k < 8; k++)
+        {
+          const int e = base + lane + 32 * k;
+          const int p = min (e >> 6, m - 1), i = (e >> 3) & 7, j = e & 7;
+          src[k] = (py[p] + i) * width + px[p] + j;
+        }
+#pragma unroll
+      for (int k = 0; k < 8; k++)
+        {
+          const bool in = base + lane + 32 * k < total;
+          v[k] = in ? __ldg (plane + src[k]) : 0.0f;
+          w[k] = in && plane2 ? __ldg (plane2 + src[k]) : 0.0f;
+        }
+#pragma unroll
+      for (int k = 0; k < 8; k++)
+        {
+          const int e = base + lane + 32 * k;
+          const int o = (e >> 6) * PATCH_PITCH + ((e >> 3) & 7) * ROW_PITCH + (e & 7);
+          if (e < total)
+            {
+              buf[o] = v[k];
+              if (plane2)
+                buf2[o] = w[k];
+            }
+        }
+    }
+}
+
+/* Empirical Wiener filtering of a group of N patches at (px, py), with
+ * `buf` holding the basic estimate's patches, already 2D-transformed.
+ * The gains W = B^2 / (B^2 + s2) of the lane's two coefficients of every
+ * patch stay in registers while the noisy patches replace the basic ones
+ * in `buf`, so a warp needs one group buffer, not two.  On return `buf`
+ * holds the filtered group in the 2D transform domain; the result is
+ * the lane's sum of squared gains.  */
+template <int N>
+__device__ __forceinline__ float
+wiener_group (float *buf, const float *__restrict__ noisy, int width,
+              const int *px, const int *py, float s2, int lane)
+{
+  float gain[2][N];
+  float wsum = 0.0f;
+
+#pragma unroll
+  for (int half = 0; half < 2; half++)
+    {
+      const int q = lane + 32 * half;
+      const int off = (q >> 3) * ROW_PITCH + (q & 7);
+      float b[N];
+
+#pragma unroll
+      for (int p = 0; p < N; p++)
+        b[p] = buf[p * PATCH_PITCH + off];
+      haar_forward<N> (b);
+#pragma unroll
+      for (int p = 0; p < N; p++)
+        {
+          const float bb = b[p] * b[p];
+          /* bb + s2 >= s2 > 0: the fast division is safe.  */
+          gain[half][p] = __fdividef (bb, bb + s2);
+          wsum = fmaf (gain[half][p], gain[half][p], wsum);
+        }
+    }
+  __syncwarp ();
+  gather (buf, noisy, NULL, NULL, width, px, py, N, lane);
+  __syncwarp ();
+  transform_2d<2, 3> (buf, N, lane, false);
+#pragma unroll
+  for (int half = 0; half < 2; half++)
+    {
+      const int q = lane + 32 * half;
+      const int off = (q >> 3) * ROW_PITCH + (q & 7);
+      float z[N];
+
+#pragma unroll
+      for (int p = 0; p < N; p++)
+        z[p] = buf[p * PATCH_PITCH + off];
+      haar_forward<N> (z);
+#pragma unroll
+      for (int p = 0; p < N; p++)
+        z[p] *= gain[half][p];
+      haar_inverse<N> (z);
+#pragma unroll
+      for (int p = 0; p < N; p++)
+        buf[p * PATCH_PITCH + off] = z[p];
+    }
+  return wsum;
+}
+
+/* Shared-memory layout of a filter block.  */
+template <bool WIENER>
+struct filter_layout
+{
+  static const int group = WIENER ? 32 : 16;       /* largest m        */
+  static const int warp_floats = group * PATCH_PITCH;
+};
+
+template <bool WIENER>
+__device__ __forceinline__ void
+collaborative_filter (const filter_args &a)
+{
+  typedef filter_layout<WIENER> L;
+  extern __shared__ float smem[];
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int warps = blockDim.x >> 5;
+  const int c = blockIdx.z;
+  const int rx0 = blockIdx.x * a.rect_x;
+  const int ry0 = a.ry_begin + blockIdx.y * a.rect_y;
+  const int rx1 = min (a.ax.n, rx0 + a.rect_x);
+  const int ry1 = min (a.ry_end, ry0 + a.rect_y);
+
+  /* The rectangle every patch of the block's groups lies in.  */
+  const int bx0 = max (0, ref_coord (a.ax, rx0) - a.radius);
+  const int by0 = max (0, ref_coord (a.ay, ry0) - a.radius);
+  const int bx1 = min (a.width - BM3D_PATCH, ref_coord (a.ax, rx1 - 1) + a.radius)
+                  + BM3D_PATCH;
+  const int by1 = min (a.height - BM3D_PATCH, ref_coord (a.ay, ry1 - 1) + a.radius)
+                  + BM3D_PATCH;
+  const int bw = bx1 - bx0, bh = by1 - by0;
+
+  float *s_num = smem;
+  float *s_den = smem + a.acc_cap;
+  float *buf = smem + 2 * a.acc_cap + warp * L::warp_floats;
+  int *pos = (int *) (smem + 2 * a.acc_cap + warps * L::warp_floats) + warp * 64;
+  int *px = pos, *py = pos + 32;
+
+  for (int t = threadIdx.x; t < bw * bh; t += blockDim.x)
+    s_num[t] = s_den[t] = 0.0f;
+  __syncthreads ();
+
+  const float sigma = a.sigma[c];
+  const float kw0 = c_kaiser[WIENER][lane], kw1 = c_kaiser[WIENER][lane + 32];
+  const int groups = (rx1 - rx0) * (ry1 - ry0);
+
+  for (int g = warp; g < groups; g += warps)
+    {
+      const int ry = ry0 + g / (rx1 - rx0);
+      const int rx = rx0 + g % (rx1 - rx0);
+      const size_t r = (size_t) (ry - a.ry_begin) * a.ax.n + rx;
+      /* Both loads at once: entries past m are never used.  */
+      const int m = a.counts[r];
+      const int idx = lane < a.group_max ? a.lists[r * a.group_max + lane] : 0;
+
+      if (lane < m)
+        {
+          py[lane] = idx / a.width;
+          px[lane] = idx - py[lane] * a.width;
+        }
+      __syncwarp ();
+
+      float weight;
+      float *est;
+      if (!WIENER)
+        {
+          gather (buf, a.noisy[c], NULL, NULL, a.width, px, py, m, lane);
+          __syncwarp ();
+          transform_2d<0, 1> (buf, m, lane, false);
+          const float thr = a.lambda * sigma;
+          int kept = 0;
+          switch (m)
+            {
+            case 1:  kept = threshold_group<1> (buf, thr, lane); break;
+            case 2:  kept = threshold_group<2> (buf, thr, lane); break;
+            case 4:  kept = threshold_group<4> (buf, thr, lane); break;
+            case 8:  kept = threshold_group<8> (buf, thr, lane); break;
+            default: kept = threshold_group<16> (buf, thr, lane); break;
+            }
+          __syncwarp ();
+          transform_2d<0, 1> (buf, m, lane, true);
+          kept = (int) warp_sum ((float) kept);
+          weight = 1.0f / (sigma * sigma * (float) max (kept, 1));
+          est = buf;
+        }
+      else
+        {
+          const float s2 = sigma * sigma;
+          const float *z = a.noisy[c];
+          float wsum;
+
+          gather (buf, a.basic[c], NULL, NULL, a.width, px, py, m, lane);
+          __syncwarp ();
+          transform_2d<2, 3> (buf, m, lane, false);
+          switch (m)
+            {
+            case 1:  wsum = wiener_group<1> (buf, z, a.width, px, py, s2, lane); break;
+            case 2:  wsum = wiener_group<2> (buf, z, a.width, px, py, s2, lane); break;
+            case 4:  wsum = wiener_group<4> (buf, z, a.width, px, py, s2, lane); break;
+            case 8:  wsum = wiener_group<8> (buf, z, a.width, px, py, s2, lane); break;
+            case 16: wsum = wiener_group<16> (buf, z, a.width, px, py, s2, lane); break;
+            default: wsum = wiener_group<32> (buf, z, a.width, px, py, s2, lane); break;
+            }
+          __syncwarp ();
+          transform_2d<2, 3> (buf, m, lane, true);
+          wsum = warp_sum (wsum);
+          weight = wsum > 0.0f ? 1.0f / (s2 * wsum) : 1.0f / s2;
+          est = buf;
+        }
+
+      /* aggregate, first into the block's shared sums */
+      const float w0 = weight * kw0, w1 = weight * kw1;
+      for (int e = lane; e < m * BM3D_PATCH_AREA; e += 32)
+        {
+          const int p = e >> 6, i = (e >> 3) & 7, j = e & 7;
+          const float w = (e & 32) ? w1 : w0;
+          const int o = (py[p] + i - by0) * bw + px[p] + j - bx0;
+          atomicAdd (s_num + o, w * est[p * PATCH_PITCH + i * ROW_PITCH + j]);
+          atomicAdd (s_den + o, w);
+        }
+      __syncwarp ();
+    }
+
+  __syncthreads ();
+  for (int t = threadIdx.x; t < bw * bh; t += blockDim.x)
+    if (s_den[t] != 0.0f)
+      {
+        const int y = t / bw, x = t - y * bw;
+        const size_t o = (size_t) (by0 + y) * a.width + bx0 + x;
+        atomicAdd (a.num[c] + o, s_num[t]);
+        atomicAdd (a.den[c] + o, s_den[t]);
+      }
+}
+
+__global__ void
+collaborative_filter_hard (filter_args a)
+{
+  collaborative_filter<false> (a);
+}
+
+__global__ void __launch_bounds__ (128, 3)
+collaborative_filter_wiener (filter_args a)
+{
+  collaborative_filter<true> (a);
+}
+
+/* ---- aggregation ------------------------------------------------------ */
+
+typedef struct
+{
+  float       *num[BM3D_MAX_CHANNELS];
+  float       *den[BM3D_MAX_CHANNELS];
+  float       *out[BM3D_MAX_CHANNELS];
+  const float *fallback[BM3D_MAX_CHANNELS];
+  int          channels;
+  size_t       count;
+} aggregate_args;
+
+/* result = numerator / denominator; both sums are cleared for the next
+ * phase.  Every pixel is covered by the reference grid; the fall-back
+ * only guards against a division by zero.  */
+__global__ void
+aggregate (aggregate_args a)
+{
+  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < a.count;
+       i += (size_t) gridDim.x * blockDim.x)
+#pragma unroll
+    for (int c = 0; c < BM3D_MAX_CHANNELS; c++)
+      if (c < a.channels)
+      {
+        const float d = a.den[c][i];
+        a.out[c][i] = d > 0.0f ? a.num[c][i] / d : a.fallback[c][i];
+        a.num[c][i] = 0.0f;
+        a.den[c][i] = 0.0f;
+      }
+}
+
+/* ---- whole images: colour transform on the device ------------------ */
+
+/* Rows of bm3d_colour_fwd and bm3d_colour_inv.  */
+__constant__ float c_colour[2][3][3];
+
+typedef struct
+{
+  const float *src;                  /* tile, interleaved, `channels`   */
+  float       *plane[BM3D_MAX_CHANNELS];
+  size_t       count;
+  int          channels;             /* values per pixel (alpha too)    */
+  int          colour;               /* 1 or 3                          */
+} colour_forward_args;
+
+/* Interleaved pixels to planes, rounding exactly as the host's
+ * transform does (no fused multiply-add).  */
+__global__ void
+colour_forward (colour_forward_args a)
+{
+  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < a.count;
+       i += (size_t) gridDim.x * blockDim.x)
+    {
+      const float *px = a.src + i * a.channels;
+
+      if (a.colour == 1)
+        a.plane[0][i] = px[0];
+      else
+#pragma unroll
+        for (int c = 0; c < 3; c++)
+          a.plane[c][i] = __fadd_rn (__fadd_rn (__fmul_rn (c_colour[0][c][0], px[0]),
+                                                __fmul_rn (c_colour[0][c][1], px[1])),
+                                     __fmul_rn (c_colour[0][c][2], px[2]));
+    }
+}
+
+typedef struct
+{
+  const float *plane[BM3D_MAX_CHANNELS];  /* result planes of the tile  */
+  const float *src;                  /* the tile's input (for alpha)    */
+  float       *dst;                  /* whole image, interleaved        */
+  int          tile_width;
+  int          ox, oy;               /* core's offset inside the tile   */
+  int          core_w, core_h;
+  int          gx, gy;               /* core's offset inside the image  */
+  int          width;                /* image width                     */
+  int          channels, colour;
+} colour_inverse_args;
+
+/* The tile's core back to interleaved pixels of the image; alpha is
+ * copied bit for bit from the input.  */
+__global__ void
+colour_inverse (colour_inverse_args a)
+{
+  const size_t count = (size_t) a.core_w * a.core_h;
+
+  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < count;
+       i += (size_t) gridDim.x * blockDim.x)
+    {
+      const int y = (int) (i / a.core_w), x = (int) (i - (size_t) y * a.core_w);
+      const size_t t = (size_t) (a.oy + y) * a.tile_width + a.ox + x;
+      float *px = a.dst + ((size_t) (a.gy + y) * a.width + a.gx + x) * a.channels;
+
+      if (a.colour == 1)
+        px[0] = a.plane[0][t];
+      else
+        {
+          const float p0 = a.plane[0][t], p1 = a.plane[1][t], p2 = a.plane[2][t];
+#pragma unroll
+          for (int c = 0; c < 3; c++)
+            px[c] = __fadd_rn (__fadd_rn (__fmul_rn (c_colour[1][c][0], p0),
+                                          __fmul_rn (c_colour[1][c][1], p1)),
+                               __fmul_rn (c_colour[1][c][2], p2));
+        }
+      if (a.channels > a.colour)
+        px[a.colour] = a.src[t * a.channels + a.colour];
+    }
+}
+
+/* ---- host side: device state -------------------------------------- */
+
+typedef struct
+{
+  int           warps;
+  int           rect;      /* references per block side */
+  size_t        smem;      /* dynamic shared bytes      */
+} filter_config;
+
+typedef struct
+{
+  int            state;            /* 0 unknown, -1 unusable, 1 usable  */
+  char           why[200];
+  int            device;
+  int            sm_count;
+  int            smem_optin;
+  cudaStream_t   stream;
+  cudaEvent_t    ev[4];
+  cudaEvent_t    batch_done[2];
+  void          *workspace;
+  size_t         workspace_bytes;
+  int            tables_for;       /* profile key of the constant tables */
+} cuda_state;
+
+static cuda_state      g_cuda;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Faults after which the context cannot be trusted again.  */
+static int
+error_is_sticky (cudaError_t e)
+{
+  switch (e)
+    {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorDevicesUnavailable:
+    case cudaErrorUnknown:
+      return 1;
+    default:
+      return 0;
+    }
+}
+
+bm3d_status
+bm3d_cuda_fail (bm3d_job *job, cudaError_t error, const char *what)
+{
+  bm3d_status status;
+
+  (void) cudaGetLastError ();   /* clear an error that is not sticky */
+  switch (error)
+    {
+    case cudaErrorMemoryAllocation:
+      status = BM3D_ERR_OUT_OF_MEMORY;
+      break;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorInvalidDevice:
+    case cudaErrorDevicesUnavailable:
+    case cudaErrorSystemDriverMismatch:
+    case cudaErrorCompatNotSupportedOnDevice:
+      status = BM3D_ERR_BACKEND_UNAVAILABLE;
+      break;
+    default:
+      status = BM3D_ERR_BACKEND_FAILED;
+      break;
+    }
+  if (job)
+    bm3d_job_message (job, "CUDA error in %s: %s", what,
+                      cudaGetErrorString (error));
+  if (error_is_sticky (error) || status == BM3D_ERR_BACKEND_UNAVAILABLE)
+    {
+      /* The device is gone for this process: later calls fall back at
+       * once instead of failing again.  */
+      g_cuda.state = -1;
+      snprintf (g_cuda.why, sizeof g_cuda.why, "an earlier CUDA error: %s",
+                cudaGetErrorString (error));
+      g_cuda.workspace = NULL;
+      g_cuda.workspace_bytes = 0;
+    }
+  return status;
+}
+
+static void
+set_why (const char *what, cudaError_t e)
+{
+  g_cuda.state = -1;
+  if (e == cudaErrorNoDevice)
+    snprintf (g_cuda.why, sizeof g_cuda.why, "no CUDA device found");
+  else if (e == cudaErrorInsufficientDriver)
+    {
+      int driver = 0;
+
+      (void) cudaDriverGetVersion (&driver);
+      if (driver == 0)
+        snprintf (g_cuda.why, sizeof g_cuda.why, "no NVIDIA driver found");
+      else
+        snprintf (g_cuda.why, sizeof g_cuda.why,
+                  "the NVIDIA driver (CUDA %d.%d) is older than this "
+                  "build's CUDA %d.%d runtime", driver / 1000,
+                  driver % 1000 / 10, CUDART_VERSION / 1000,
+                  CUDART_VERSION % 1000 / 10);
+    }
+  else
+    snprintf (g_cuda.why, sizeof g_cuda.why, "%s: %s", what,
+              cudaGetErrorString (e));
+}
+
+/* Find and initialise the device; called with the lock held.  */
+static int
+cuda_probe (void)
+{
+  cudaError_t e;
+  cudaFuncAttributes attr;
+  cudaDeviceProp prop;
+  int count = 0;
+
+  if (g_cuda.state != 0)
+    return g_cuda.state > 0;
+
+  e = cudaGetDeviceCount (&count);
+  if (e != cudaSuccess || count < 1)
+    {
+      set_why ("cudaGetDeviceCount", e == cudaSuccess ? cudaErrorNoDevice : e);
+      return 0;
+    }
+  g_cuda.device = 0;
+  if ((e = cudaSetDevice (g_cuda.device)) != cudaSuccess
+      || (e = cudaGetDeviceProperties (&prop, g_cuda.device)) != cudaSuccess)
+    {
+      set_why ("cudaSetDevice", e);
+      return 0;
+    }
+  /* Is there code for this device in the fat binary?  */
+  e = cudaFuncGetAttributes (&attr, block_match);
+  if (e != cudaSuccess)
+    {
+      snprintf (g_cuda.why, sizeof g_cuda.why,
+                "no code for %.64s (compute capability %d.%d): %s", prop.name,
+                prop.major, prop.minor, cudaGetErrorString (e));
+      g_cuda.state = -1;
+      return 0;
+    }
+  g_cuda.sm_count = prop.multiProcessorCount;
+  if ((e = cudaDeviceGetAttribute (&g_cuda.smem_optin,
+                                   cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                   g_cuda.device)) != cudaSuccess
+      || (e = cudaStreamCreateWithFlags (&g_cuda.stream,
+                                         cudaStreamNonBlocking)) != cudaSuccess)
+    {
+      set_why ("device set-up", e);
+      return 0;
+    }
+  for (int i = 0; i < 4; i++)
+    if ((e = cudaEventCreate (&g_cuda.ev[i])) != cudaSuccess)
+      {
+        set_why ("cudaEventCreate", e);
+        return 0;
+      }
+  for (int i = 0; i < 2; i++)
+    if ((e = cudaEventCreateWithFlags (&g_cuda.batch_done[i],
+                                       cudaEventDisableTiming)) != cudaSuccess)
+      {
+        set_why ("cudaEventCreate", e);
+        return 0;
+      }
+  g_cuda.tables_for = -1;
+  g_cuda.state = 1;
+  return 1;
+}
+
+extern "C" int
+bm3d_cuda_available (char *why, size_t why_len)
+{
+  int ok;
+
+  pthread_mutex_lock (&g_lock);
+  ok = cuda_probe ();
+  if (!ok && why && why_len)
+    snprintf (why, why_len, "%s", g_cuda.why);
+  pthread_mutex_unlock (&g_lock);
+  return ok;
+}
+
+/* ---- host side: sizes ------------------------------------------------- */
+
+/* Planes of a tile on the device: noisy, basic, numerator and
+ * denominator per channel, and the patch norms.  */
+static size_t
+plane_bytes_per_pixel (int channels)
+{
+  return sizeof (float) * (4 * (size_t) channels + 1);
+}
+
+static size_t
+batch_rows_for (const ref_axis *ax, int rect)
+{
+  size_t rows = BATCH_REFS / (size_t) ax->n;
+
+  rows -= rows % rect;
+  return rows < (size_t) rect ? (size_t) rect : rows;
+}
+
+static size_t
+list_bytes (int batch_rows, int nx)
+{
+  return (size_t) batch_rows * nx * (BM3D_GROUP_MAX + 1) * sizeof (int);
+}
+
+extern "C" int
+bm3d_cuda_tile_side (const bm3d_job *job)
+{
+  size_t free_b = 0, total_b = 0, budget = DEVICE_BUDGET;
+  size_t lists, pixels;
+  int side;
+
+  (void) job;
+  pthread_mutex_lock (&g_lock);
+  if (cuda_probe () && cudaMemGetInfo (&free_b, &total_b) == cudaSuccess)
+    {
+      /* Memory the backend already holds counts as free for it.  */
+      free_b += g_cuda.workspace_bytes;
+      if (free_b / 10 * 8 < budget)
+        budget = free_b / 10 * 8;
+    }
+  else
+    (void) cudaGetLastError ();
+  pthread_mutex_unlock (&g_lock);
+
+  /* Lists: at most about BATCH_REFS references plus one block row.  */
+  lists = (size_t) (BATCH_REFS + 16 * 4096) * (BM3D_GROUP_MAX + 1) * sizeof (int);
+  if (budget < lists + ((size_t) 64 << 20))
+    return 3 * BM3D_PATCH * 8;
+  pixels = (budget - lists) / plane_bytes_per_pixel (BM3D_MAX_CHANNELS);
+  side = (int) sqrt ((double) pixels) - 2 * BM3D_TILE_MARGIN;
+  if (side > 4096)
+    side = 4096;
+  if (side < 3 * BM3D_PATCH * 8)
+    side = 3 * BM3D_PATCH * 8;
+  return side;
+}
+
+/* ---- host side: one tile ---------------------------------------------- */
+
+static bm3d_status
+upload_tables (bm3d_job *job)
+{
+  const bm3d_profile *pr = &job->profile;
+  int key = pr->hard.transform_2d * 4 + pr->wiener.transform_2d;
+  bm3d_transform_2d t[2];
+  float tf[4][BM3D_PATCH][BM3D_PATCH];
+  float kaiser[2][BM3D_PATCH][BM3D_PATCH];
+
+  bm3d_transform_2d_init (pr->hard.transform_2d, &t[0]);
+  bm3d_transform_2d_init (pr->wiener.transform_2d, &t[1]);
+  memcpy (tf[0], t[0].fwd, sizeof tf[0]);
+  memcpy (tf[1], t[0].inv, sizeof tf[1]);
+  memcpy (tf[2], t[1].fwd, sizeof tf[2]);
+  memcpy (tf[3], t[1].inv, sizeof tf[3]);
+  bm3d_kaiser_window (pr->hard.kaiser_beta, kaiser[0]);
+  bm3d_kaiser_window (pr->wiener.kaiser_beta, kaiser[1]);
+  /* The betas are part of the key through their bits.  */
+  key ^= (int) (pr->hard.kaiser_beta * 1000) * 16
+         ^ (int) (pr->wiener.kaiser_beta * 1000) * 65536;
+  if (key == g_cuda.tables_for)
+    return BM3D_OK;
+  BM3D_CUDA_CHECK (job, cudaMemcpyToSymbolAsync (c_transform, tf, sizeof tf, 0,
+                                                 cudaMemcpyHostToDevice,
+                                                 g_cuda.stream));
+  BM3D_CUDA_CHECK (job, cudaMemcpyToSymbolAsync (c_kaiser, kaiser,
+                                                 sizeof kaiser, 0,
+                                                 cudaMemcpyHostToDevice,
+                                                 g_cuda.stream));
+  {
+    float colour[2][3][3];
+
+    memcpy (colour[0], bm3d_colour_fwd, sizeof colour[0]);
+    memcpy (colour[1], bm3d_colour_inv, sizeof colour[1]);
+    BM3D_CUDA_CHECK (job, cudaMemcpyToSymbolAsync (c_colour, colour,
+                                                   sizeof colour, 0,
+                                                   cudaMemcpyHostToDevice,
+                                                   g_cuda.stream));
+  }
+  BM3D_CUDA_CHECK (job, cudaStreamSynchronize (g_cuda.stream));
+  g_cuda.tables_for = key;
+  return BM3D_OK;
+}
+
+/* Hold at least `bytes` of device memory (more only when close).  */
+static bm3d_status
+reserve_workspace (bm3d_job *job, size_t bytes)
+{
+  if (g_cuda.workspace && g_cuda.workspace_bytes >= bytes
+      && g_cuda.workspace_bytes <= bytes + bytes / 2)
+    return BM3D_OK;
+  if (g_cuda.workspace)
+    {
+      BM3D_CUDA_CHECK (job, cudaFree (g_cuda.workspace));
+      g_cuda.workspace = NULL;
+      g_cuda.workspace_bytes = 0;
+    }
+  cudaError_t e = cudaMalloc (&g_cuda.workspace, bytes);
+  if (e != cudaSuccess)
+    {
+      g_cuda.workspace = NULL;
+      return bm3d_cuda_fail (job, e, "cudaMalloc of the tile's buffers");
+    }
+  g_cuda.workspace_bytes = bytes;
+  return BM3D_OK;
+}
+
+/* Block shape of a filter kernel: 4x4 references (on an H100 this beat
+ * 8x8 at every image size: more blocks, less tail, and the flush of the
+ * shared sums stays small), fewer warps where shared memory is short.  */
+template <bool WIENER>
+static filter_config
+filter_config_for (int radius, int step, size_t refs)
+{
+  typedef filter_layout<WIENER> L;
+  static const int warps_try[] = { WIENER ? 4 : 8, 4, 2, 1 };
+  static const int rect_try[] = { 4, 4, 4, 2 };
+  filter_config f = { 1, 1, 0 };
+
+  (void) refs;
+  for (int i = 0; i < 4; i++)
+    {
+      int side = step * (rect_try[i] - 1) + 2 * radius + BM3D_PATCH;
+      size_t acc = (size_t) side * side;
+      size_t bytes = sizeof (float) * (2 * acc + (size_t) warps_try[i] * L::warp_floats)
+                     + sizeof (int) * 64 * warps_try[i];
+      f.warps = warps_try[i];
+      f.rect = rect_try[i];
+      f.smem = bytes;
+      if (bytes <= (size_t) g_cuda.smem_optin)
+        break;
+    }
+  return f;
+}
+
+typedef struct
+{
+  int           width, height, channels;
+  size_t        count;
+  float        *noisy[BM3D_MAX_CHANNELS];
+  float        *basic[BM3D_MAX_CHANNELS];
+  float        *num[BM3D_MAX_CHANNELS];
+  float        *den[BM3D_MAX_CHANNELS];
+  float        *norms;
+  int          *lists;
+  int          *counts;
+  int           batch_rows;
+} tile_buffers;
+
+/* One phase: block matching and collaborative filtering batch by batch,
+ * then aggregation into `result`.  */
+static bm3d_status
+run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
+           int *batches_done, int batches_total, float *const *result,
+           const float *sigma)
+{
+  const bm3d_phase_profile *pp = phase == 0 ? &job->profile.hard
+                                            : &job->profile.wiener;
+  const bool wiener = phase == 1;
+  const ref_axis ax = ref_axis_for (tb->width, pp->step);
+  const ref_axis ay = ref_axis_for (tb->height, pp->step);
+  const int radius = pp->search / 2;
+  float *const *match_plane = wiener ? tb->basic : tb->noisy;
+  const size_t refs = (size_t) ax.n * ay.n * tb->channels;
+  filter_config fc = wiener ? filter_config_for<true> (radius, pp->step, refs)
+                            : filter_config_for<false> (radius, pp->step, refs);
+  match_args ma;
+  filter_args fa;
+  dim3 nb ((tb->width + 31) / 32, (tb->height + 7) / 8);
+
+  patch_norms<<<nb, dim3 (32, 8), 0, g_cuda.stream>>> (match_plane[0], tb->width,
+                                                       tb->height, tb->norms);
+  BM3D_CUDA_CHECK_LAUNCH (job, "patch_norms");
+
+  int mw = pp->step * (MATCH_WARPS - 1) + 2 * radius + BM3D_PATCH;
+  int mh = 2 * radius + BM3D_PATCH;
+  size_t match_smem = sizeof (float) * (size_t) mw * (2 * mh + 1);
+  BM3D_CUDA_CHECK (job, cudaFuncSetAttribute (block_match,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              (int) match_smem));
+  if (wiener)
+    BM3D_CUDA_CHECK (job, cudaFuncSetAttribute (collaborative_filter_wiener,
+                                                cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                (int) fc.smem));
+  else
+    BM3D_CUDA_CHECK (job, cudaFuncSetAttribute (collaborative_filter_hard,
+                                                cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                (int) fc.smem));
+
+  memset (&ma, 0, sizeof ma);
+  ma.plane = match_plane[0];
+  ma.norms = tb->norms;
+  ma.width = tb->width;
+  ma.height = tb->height;
+  ma.ax = ax;
+  ma.ay = ay;
+  ma.radius = radius;
+  ma.group_max = pp->group_max < BM3D_GROUP_MAX ? pp->group_max : BM3D_GROUP_MAX;
+  ma.tau = pp->tau_match;
+  ma.lists = tb->lists;
+  ma.counts = tb->counts;
+
+  memset (&fa, 0, sizeof fa);
+  for (int c = 0; c < tb->channels; c++)
+    {
+      fa.noisy[c] = tb->noisy[c];
+      fa.basic[c] = tb->basic[c];
+      fa.num[c] = tb->num[c];
+      fa.den[c] = tb->den[c];
+      fa.sigma[c] = sigma[c];
+    }
+  fa.lambda = pp->lambda_3d;
+  fa.width = tb->width;
+  fa.height = tb->height;
+  fa.ax = ax;
+  fa.ay = ay;
+  fa.radius = radius;
+  fa.group_max = ma.group_max;
+  fa.rect_x = fa.rect_y = fc.rect;
+  {
+    int side = pp->step * (fc.rect - 1) + 2 * radius + BM3D_PATCH;
+    fa.acc_cap = side * side;
+  }
+  fa.lists = tb->lists;
+  fa.counts = tb->counts;
+
+  int rows = tb->batch_rows - tb->batch_rows % fc.rect;
+  if (rows < fc.rect)
+    rows = fc.rect;
+  int b = 0;
+  for (int ry = 0; ry < ay.n; ry += rows, b++)
+    {
+      int ry_end = ry + rows < ay.n ? ry + rows : ay.n;
+
+      ma.ry_begin = fa.ry_begin = ry;
+      ma.ry_end = fa.ry_end = ry_end;
+      block_match<<<dim3 ((ax.n + MATCH_WARPS - 1) / MATCH_WARPS, ry_end - ry),
+                    MATCH_WARPS * 32, match_smem, g_cuda.stream>>> (ma);
+      BM3D_CUDA_CHECK_LAUNCH (job, "block_match");
+
+      dim3 grid ((ax.n + fc.rect - 1) / fc.rect,
+                 (ry_end - ry + fc.rect - 1) / fc.rect, tb->channels);
+      if (wiener)
+        collaborative_filter_wiener<<<grid, fc.warps * 32, fc.smem,
+                                      g_cuda.stream>>> (fa);
+      else
+        collaborative_filter_hard<<<grid, fc.warps * 32, fc.smem,
+                                    g_cuda.stream>>> (fa);
+      BM3D_CUDA_CHECK_LAUNCH (job, "collaborative_filter");
+
+      /* Keep one batch queued behind the one being waited for, so the
+       * device never idles while the host reports progress.  */
+      BM3D_CUDA_CHECK (job, cudaEventRecord (g_cuda.batch_done[b & 1],
+                                             g_cuda.stream));
+      if (b > 0)
+        {
+          BM3D_CUDA_CHECK (job, cudaEventSynchronize (g_cuda.batch_done[(b - 1) & 1]));
+          ++*batches_done;
+          if (job->tick (job, (double) *batches_done / batches_total))
+            {
+              BM3D_CUDA_CHECK (job, cudaStreamSynchronize (g_cuda.stream));
+              bm3d_job_message (job, "cancelled");
+              return BM3D_ERR_CANCELLED;
+            }
+        }
+    }
+  ++*batches_done;
+
+  aggregate_args ag;
+  memset (&ag, 0, sizeof ag);
+  for (int c = 0; c < tb->channels; c++)
+    {
+      ag.num[c] = tb->num[c];
+      ag.den[c] = tb->den[c];
+      ag.out[c] = result[c];
+      ag.fallback[c] = tb->noisy[c];
+    }
+  ag.channels = tb->channels;
+  ag.count = tb->count;
+  aggregate<<<g_cuda.sm_count * 8, 256, 0, g_cuda.stream>>> (ag);
+  BM3D_CUDA_CHECK_LAUNCH (job, "aggregate");
+  return BM3D_OK;
+}
+
+/* Carve the workspace into the buffers of tiles of at most `max_w` x
+ * `max_h` pixels and `C` channels, with `extra` more bytes at the end
+ * (256-byte aligned) for the caller.  */
+static bm3d_status
+tile_buffers_reserve (int max_w, int max_h, int C, size_t extra,
+                      bm3d_job *job, tile_buffers *tb, void **extra_ptr)
+{
+  const ref_axis ax1 = ref_axis_for (max_w, job->profile.hard.step);
+  const ref_axis ax2 = ref_axis_for (max_w, job->profile.wiener.step);
+  const ref_axis *ax = ax1.n > ax2.n ? &ax1 : &ax2;
+  const size_t plane_floats = ((size_t) max_w * max_h + 63) & ~(size_t) 63;
+  const int rows = (int) batch_rows_for (ax, 8);
+  size_t bytes, off = 0, list_off;
+  bm3d_status status;
+
+  bytes = plane_floats * sizeof (float) * (4 * C + 1) + list_bytes (rows, ax->n)
+          + 256;
+  list_off = bytes;
+  bytes += (extra + 255) & ~(size_t) 255;
+  if ((status = reserve_workspace (job, bytes)) != BM3D_OK)
+    return status;
+  if (g_cuda.workspace_bytes > job->report->peak_device_bytes)
+    job->report->peak_device_bytes = g_cuda.workspace_bytes;
+
+  float *f = (float *) g_cuda.workspace;
+  memset (tb, 0, sizeof *tb);
+  tb->channels = C;
+  tb->batch_rows = rows;
+  for (int c = 0; c < C; c++)
+    {
+      tb->noisy[c] = f + off; off += plane_floats;
+      tb->basic[c] = f + off; off += plane_floats;
+      tb->num[c] = f + off; off += plane_floats;
+      tb->den[c] = f + off; off += plane_floats;
+    }
+  tb->norms = f + off; off += plane_floats;
+  tb->counts = (int *) (f + off);
+  tb->lists = tb->counts + ((size_t) rows * ax->n + 63) / 64 * 64;
+  if (extra_ptr)
+    *extra_ptr = (char *) g_cuda.workspace + list_off;
+  return BM3D_OK;
+}
+
+/* Both phases on a tile whose noisy planes are (being) uploaded into
+ * `tb`; `result` gets the planes holding the output.  Waits for the
+ * device and adds the phases' times to the report.  */
+static bm3d_status
+tile_denoise (tile_buffers *tb, int width, int height, const float *sigma,
+              bm3d_job *job, float *const **result)
+{
+  const ref_axis ay1 = ref_axis_for (height, job->profile.hard.step);
+  const ref_axis ay2 = ref_axis_for (height, job->profile.wiener.step);
+  const int rows = tb->batch_rows;
+  bm3d_status status;
+  int batches, done = 0;
+  float ms;
+
+  tb->width = width;
+  tb->height = height;
+  tb->count = (size_t) width * height;
+  for (int c = 0; c < tb->channels; c++)
+    {
+      BM3D_CUDA_CHECK (job, cudaMemsetAsync (tb->num[c], 0,
+                                             tb->count * sizeof (float),
+                                             g_cuda.stream));
+      BM3D_CUDA_CHECK (job, cudaMemsetAsync (tb->den[c], 0,
+                                             tb->count * sizeof (float),
+                                             g_cuda.stream));
+    }
+
+  batches = (ay1.n + rows - 1) / rows;
+  if (job->phases > 1)
+    batches += (ay2.n + rows - 1) / rows;
+
+  BM3D_CUDA_CHECK (job, cudaEventRecord (g_cuda.ev[0], g_cuda.stream));
+  status = run_phase (tb, 0, job, &done, batches, tb->basic, sigma);
+  if (status != BM3D_OK)
+    return status;
+  BM3D_CUDA_CHECK (job, cudaEventRecord (g_cuda.ev[1], g_cuda.stream));
+  if (job->phases > 1)
+    {
+      /* The noisy planes are no longer needed once phase 2's groups are
+       * filtered: the result goes there.  */
+      status = run_phase (tb, 1, job, &done, batches, tb->noisy, sigma);
+      if (status != BM3D_OK)
+        return status;
+    }
+  BM3D_CUDA_CHECK (job, cudaEventRecord (g_cuda.ev[2], g_cuda.stream));
+  BM3D_CUDA_CHECK (job, cudaEventSynchronize (g_cuda.ev[2]));
+
+  BM3D_CUDA_CHECK (job, cudaEventElapsedTime (&ms, g_cuda.ev[0], g_cuda.ev[1]));
+  job->report->seconds_phase[0] += ms * 1e-3;
+  if (job->phases > 1)
+    {
+      BM3D_CUDA_CHECK (job, cudaEventElapsedTime (&ms, g_cuda.ev[1],
+                                                  g_cuda.ev[2]));
+      job->report->seconds_phase[1] += ms * 1e-3;
+    }
+  *result = job->phases > 1 ? tb->noisy : tb->basic;
+  return BM3D_OK;
+}
+
+static bm3d_status
+denoise_tile (const bm3d_planes *noisy, bm3d_planes *out, bm3d_job *job)
+{
+  tile_buffers tb;
+  const int C = noisy->channels;
+  const size_t count = (size_t) noisy->width * noisy->height;
+  float *const *result;
+  bm3d_status status;
+
+  if (C != 1 && C != 3)
+    {
+      bm3d_job_message (job, "CUDA backend: %d channels in a tile", C);
+      return BM3D_ERR_INVALID_ARGUMENT;
+    }
+  if ((status = upload_tables (job)) != BM3D_OK
+      || (status = tile_buffers_reserve (noisy->width, noisy->height, C, 0,
+                                         job, &tb, NULL)) != BM3D_OK)
+    return status;
+  for (int c = 0; c < C; c++)
+    BM3D_CUDA_CHECK (job, cudaMemcpyAsync (tb.noisy[c], noisy->plane[c],
+                                           count * sizeof (float),
+                                           cudaMemcpyHostToDevice,
+                                           g_cuda.stream));
+  status = tile_denoise (&tb, noisy->width, noisy->height, noisy->sigma, job,
+                         &result);
+  if (status != BM3D_OK)
+    return status;
+  for (int c = 0; c < C; c++)
+    BM3D_CUDA_CHECK (job, cudaMemcpyAsync (out->plane[c], result[c],
+                                           count * sizeof (float),
+                                           cudaMemcpyDeviceToHost,
+                                           g_cuda.stream));
+  BM3D_CUDA_CHECK (job, cudaStreamSynchronize (g_cuda.stream));
+  return BM3D_OK;
+}
+
+extern "C" bm3d_status
+bm3d_cuda_tile (const bm3d_planes *noisy, bm3d_planes *out, bm3d_job *job)
+{
+  bm3d_status status;
+
+  pthread_mutex_lock (&g_lock);
+  if (!cuda_probe ())
+    {
+      bm3d_job_message (job, "CUDA backend unavailable: %s", g_cuda.why);
+      pthread_mutex_unlock (&g_lock);
+      return BM3D_ERR_BACKEND_UNAVAILABLE;
+    }
+  status = denoise_tile (noisy, out, job);
+  if (status != BM3D_OK && g_cuda.state == 1)
+    {
+      /* Leave the stream idle for the next call whatever happened.  */
+      (void) cudaStreamSynchronize (g_cuda.stream);
+      (void) cudaGetLastError ();
+    }
+  pthread_mutex_unlock (&g_lock);
+  return status;
+}
+
+/* ---- whole images ------------------------------------------------------ */
+
+/* Read rectangle and core of tile (ix, iy), as the host tiler has them.  */
+typedef struct
+{
+  int x0, y0, x1, y1;
+  int cx0, cy0, cx1, cy1;
+} image_tile;
+
+static void
+image_tile_for (int width, int height, int side, int ix, int iy,
+                image_tile *t)
+{
+  t->cx0 = ix * side;
+  t->cy0 = iy * side;
+  t->cx1 = t->cx0 + side < width ? t->cx0 + side : width;
+  t->cy1 = t->cy0 + side < height ? t->cy0 + side : height;
+  t->x0 = t->cx0 - BM3D_TILE_MARGIN > 0 ? t->cx0 - BM3D_TILE_MARGIN : 0;
+  t->y0 = t->cy0 - BM3D_TILE_MARGIN > 0 ? t->cy0 - BM3D_TILE_MARGIN : 0;
+  t->x1 = t->cx1 + BM3D_TILE_MARGIN < width ? t->cx1 + BM3D_TILE_MARGIN : width;
+  t->y1 = t->cy1 + BM3D_TILE_MARGIN < height ? t->cy1 + BM3D_TILE_MARGIN : height;
+}
+
+static bm3d_status
+denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
+{
+  const int W = in->width, H = in->height, ch = in->channels;
+  const int colour = ch - (in->has_alpha ? 1 : 0);
+  const size_t out_bytes = ((size_t) W * H * ch * sizeof (float) + 255)
+                           & ~(size_t) 255;
+  const size_t lists = (size_t) (BATCH_REFS + 16 * 4096)
+                       * (BM3D_GROUP_MAX + 1) * sizeof (int);
+  const size_t per_px = plane_bytes_per_pixel (colour) + ch * sizeof (float);
+  size_t free_b = 0, total_b = 0, budget = DEVICE_BUDGET;
+  float sigma[BM3D_MAX_CHANNELS];
+  tile_buffers tb;
+  void *extra;
+  bm3d_status status;
+  int side, max_w, max_h, tiles_x, tiles_y;
+
+  if (W < BM3D_PATCH || H < BM3D_PATCH || (colour != 1 && colour != 3))
+    return BM3D_ERR_NOT_IMPLEMENTED;
+  BM3D_CUDA_CHECK (job, cudaMemGetInfo (&free_b, &total_b));
+  free_b += g_cuda.workspace_bytes;
+  if (free_b / 10 * 8 < budget)
+    budget = free_b / 10 * 8;
+  /* The whole output stays on the device until every tile is done, so
+   * `out` is written only on success; images too large for that go
+   * through the host's tiler.  */
+  if (out_bytes + lists + per_px * 512 * 512 > budget)
+    return BM3D_ERR_NOT_IMPLEMENTED;
+  side = (int) sqrt ((double) ((budget - out_bytes - lists) / per_px))
+         - 2 * BM3D_TILE_MARGIN;
+  if (side > 4096)
+    side = 4096;
+  side -= side % 3;   /* keeps the reference grid aligned across tiles */
+  max_w = side + 2 * BM3D_TILE_MARGIN < W ? side + 2 * BM3D_TILE_MARGIN : W;
+  max_h = side + 2 * BM3D_TILE_MARGIN < H ? side + 2 * BM3D_TILE_MARGIN : H;
+  tiles_x = (W + side - 1) / side;
+  tiles_y = (H + side - 1) / side;
+
+  const size_t staging_bytes = ((size_t) max_w * max_h * ch * sizeof (float)
+                                + 255) & ~(size_t) 255;
+  if ((status = upload_tables (job)) != BM3D_OK
+      || (status = tile_buffers_reserve (max_w, max_h, colour,
+                                         out_bytes + staging_bytes, job, &tb,
+                                         &extra)) != BM3D_OK)
+    return status;
+  float *dev_out = (float *) extra;
+  float *staging = (float *) ((char *) extra + out_bytes);
+
+  for (int c = 0; c < colour; c++)
+    sigma[c] = job->params->sigma * (colour == 3 ? bm3d_colour_noise_gain[c]
+                                                 : 1.0f);
+  job->tile_base = 0.0;
+  for (int iy = 0; iy < tiles_y; iy++)
+    for (int ix = 0; ix < tiles_x; ix++)
+      {
+        image_tile t;
+        float *const *result;
+        colour_forward_args cf;
+        colour_inverse_args ci;
+        int tw, th;
+
+        image_tile_for (W, H, side, ix, iy, &t);
+        tw = t.x1 - t.x0;
+        th = t.y1 - t.y0;
+        job->tile_share = (double) (t.cx1 - t.cx0) * (t.cy1 - t.cy0)
+                          / ((double) W * H);
+        if (job->tick (job, 0.0))
+          {
+            bm3d_job_message (job, "cancelled");
+            return BM3D_ERR_CANCELLED;
+          }
+        BM3D_CUDA_CHECK (job, cudaMemcpy2DAsync (staging,
+                                                 (size_t) tw * ch * sizeof (float),
+                                                 in->data + (size_t) t.y0 * in->stride
+                                                 + (size_t) t.x0 * ch,
+                                                 in->stride * sizeof (float),
+                                                 (size_t) tw * ch * sizeof (float),
+                                                 th, cudaMemcpyHostToDevice,
+                                                 g_cuda.stream));
+        memset (&cf, 0, sizeof cf);
+        cf.src = staging;
+        for (int c = 0; c < colour; c++)
+          cf.plane[c] = tb.noisy[c];
+        cf.count = (size_t) tw * th;
+        cf.channels = ch;
+        cf.colour = colour;
+        colour_forward<<<g_cuda.sm_count * 8, 256, 0, g_cuda.stream>>> (cf);
+        BM3D_CUDA_CHECK_LAUNCH (job, "colour_forward");
+
+        if ((status = tile_denoise (&tb, tw, th, sigma, job, &result)) != BM3D_OK)
+          return status;
+
+        memset (&ci, 0, sizeof ci);
+        for (int c = 0; c < colour; c++)
+          ci.plane[c] = result[c];
+        ci.src = staging;
+        ci.dst = dev_out;
+        ci.tile_width = tw;
+        ci.ox = t.cx0 - t.x0;
+        ci.oy = t.cy0 - t.y0;
+        ci.core_w = t.cx1 - t.cx0;
+        ci.core_h = t.cy1 - t.cy0;
+        ci.gx = t.cx0;
+        ci.gy = t.cy0;
+        ci.width = W;
+        ci.channels = ch;
+        ci.colour = colour;
+        colour_inverse<<<g_cuda.sm_count * 8, 256, 0, g_cuda.stream>>> (ci);
+        BM3D_CUDA_CHECK_LAUNCH (job, "colour_inverse");
+        job->tile_base += job->tile_share;
+      }
+
+  /* Every tile succeeded: only now is `out` written.  */
+  BM3D_CUDA_CHECK (job, cudaMemcpy2DAsync (out->data, out->stride * sizeof (float),
+                                           dev_out, (size_t) W * ch * sizeof (float),
+                                           (size_t) W * ch * sizeof (float), H,
+                                           cudaMemcpyDeviceToHost, g_cuda.stream));
+  BM3D_CUDA_CHECK (job, cudaStreamSynchronize (g_cuda.stream));
+  job->tile_base = 0.0;
+  job->tile_share = 1.0;
+  (void) job->tick (job, 1.0);
+  return BM3D_OK;
+}
+
+extern "C" bm3d_status
+bm3d_cuda_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
+{
+  bm3d_status status;
+
+  pthread_mutex_lock (&g_lock);
+  if (!cuda_probe ())
+    {
+      bm3d_job_message (job, "CUDA backend unavailable: %s", g_cuda.why);
+      pthread_mutex_unlock (&g_lock);
+      return BM3D_ERR_BACKEND_UNAVAILABLE;
+    }
+  status = denoise_image (in, out, job);
+  if (status != BM3D_OK && status != BM3D_ERR_NOT_IMPLEMENTED
+      && g_cuda.state == 1)
+    {
+      (void) cudaStreamSynchronize (g_cuda.stream);
+      (void) cudaGetLastError ();
+    }
+  pthread_mutex_unlock (&g_lock);
+  return status;
+}

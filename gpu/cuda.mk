@@ -1,0 +1,28 @@
+# The CUDA backend; without CUDA, stubs with the same entry points.
+#
+# nvcc builds one fat object: machine code for Turing (sm_75), Ampere
+# (sm_80, sm_86), Ada (sm_89) and Hopper (sm_90), plus compute_90 PTX
+# that newer GPUs compile when loaded.  The runtime is linked
+# statically (CUDA_LIBS), so only the NVIDIA driver is needed at run
+# time.
+if HAVE_CUDA
+gpu_libbm3d_a_SOURCES += gpu/bm3d_cuda.cu gpu/cuda_check.cuh
+
+NVCC_GENCODE = \
+	-gencode arch=compute_75,code=sm_75 \
+	-gencode arch=compute_80,code=sm_80 \
+	-gencode arch=compute_86,code=sm_86 \
+	-gencode arch=compute_89,code=sm_89 \
+	-gencode arch=compute_90,code=[sm_90,compute_90]
+NVCC_BUILD_FLAGS = -std=c++17 -O3 -lineinfo $(NVCC_GENCODE) \
+	-Xcompiler -Wall,-Wextra,-Wno-unused-parameter \
+	-I$(top_srcdir)/gpu -I$(top_builddir)
+
+SUFFIXES += .cu
+.cu.o:
+	$(AM_V_GEN)$(NVCC) $(NVCC_BUILD_FLAGS) $(NVCCFLAGS) -c -o $@ $<
+else
+gpu_libbm3d_a_SOURCES += gpu/cuda_none.c
+endif
+
+EXTRA_DIST += gpu/bm3d_cuda.cu gpu/cuda_check.cuh gpu/cuda_none.c

@@ -1,0 +1,430 @@
+/* Edge cases through bm3d_denoise () on the CPU backend: tiny and thin
+ * images, odd sizes, padded rows, constant and saturated images, extreme
+ * sigmas, alpha, cancellation and invalid arguments.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.  */
+#include "config.h"
+
+#include "bm3d.h"
+#include "engine-tap.h"
+
+typedef struct
+{
+  bm3d_image img;
+  float     *buffer;
+} test_image;
+
+static void
+image_new (test_image *t, int w, int h, int ch, int alpha, size_t stride)
+{
+  t->img.width = w;
+  t->img.height = h;
+  t->img.channels = ch;
+  t->img.has_alpha = alpha;
+  t->img.stride = stride ? stride : (size_t) w * ch;
+  t->buffer = calloc (t->img.stride * h + 1, sizeof (float));
+  t->img.data = t->buffer;
+}
+
+static void
+image_fill_noisy (test_image *t, float base, float sigma, uint64_t seed)
+{
+  uint64_t rng = seed;
+
+  for (size_t i = 0; i < t->img.stride * t->img.height; i++)
+    t->buffer[i] = base + (float) (sigma * rng_gauss (&rng));
+}
+
+static bm3d_status
+denoise (const test_image *in, test_image *out, float sigma, int mode,
+         bm3d_report *report)
+{
+  bm3d_params params;
+
+  bm3d_params_init (&params);
+  params.sigma = sigma;
+  params.mode = mode;
+  params.backend = BM3D_BACKEND_CPU;
+  return bm3d_denoise (&in->img, &out->img, &params, report);
+}
+
+static int
+all_finite (const test_image *t)
+{
+  for (int y = 0; y < t->img.height; y++)
+    for (size_t x = 0; x < (size_t) t->img.width * t->img.channels; x++)
+      if (!isfinite (t->buffer[y * t->img.stride + x]))
+        return 0;
+  return 1;
+}
+
+/* Largest |a - b| over the colour samples.  */
+static double
+max_diff (const test_image *a, const test_image *b)
+{
+  int colour = a->img.channels - a->img.has_alpha;
+  double worst = 0.0;
+
+  for (int y = 0; y < a->img.height; y++)
+    for (int x = 0; x < a->img.width; x++)
+      for (int c = 0; c < colour; c++)
+        {
+          double d = fabs (a->buffer[y * a->img.stride + x * a->img.channels + c]
+                           - b->buffer[y * b->img.stride + x * b->img.channels + c]);
+          if (!(d <= worst))
+            worst = d;
+        }
+  return worst;
+}
+
+static void
+check_sizes (void)
+{
+  static const int sizes[][3] = { { 1, 1, 1 }, { 1, 1, 3 }, { 7, 7, 1 },
+                                  { 7, 7, 3 }, { 9, 1000, 1 },
+                                  { 1000, 9, 3 }, { 8, 8, 1 },
+                                  { 13, 17, 3 }, { 101, 53, 1 },
+                                  { 2, 300, 3 } };
+
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    {
+      test_image in, out;
+      bm3d_report report;
+      bm3d_status status;
+      int w = sizes[i][0], h = sizes[i][1], ch = sizes[i][2];
+
+      image_new (&in, w, h, ch, 0, 0);
+      image_new (&out, w, h, ch, 0, 0);
+      image_fill_noisy (&in, 120.0f, 20.0f, 3 + i);
+      status = denoise (&in, &out, 20.0f, BM3D_MODE_BM3D, &report);
+      tap_ok (status == BM3D_OK && all_finite (&out)
+              && report.backend_used == BM3D_BACKEND_CPU
+              && max_diff (&in, &out) < 120.0,
+              "%dx%d, %d channel(s): denoised, finite (%s)", w, h, ch,
+              status == BM3D_OK ? "ok" : report.message);
+      free (in.buffer);
+      free (out.buffer);
+    }
+}
+
+static void
+check_constant (void)
+{
+  for (int ch = 1; ch <= 3; ch += 2)
+    {
+      test_image in, out;
+      bm3d_report report;
+      bm3d_status status;
+      double worst = 0.0;
+
+      image_new (&in, 67, 45, ch, 0, 0);
+      image_new (&out, 67, 45, ch, 0, 0);
+      for (size_t i = 0; i < (size_t) 67 * 45 * ch; i++)
+        in.buffer[i] = 77.25f;
+      status = denoise (&in, &out, 25.0f, BM3D_MODE_BM3D, &report);
+      /* Float sums of a few hundred weighted patches: 1e-4 relative.  */
+      for (size_t i = 0; i < (size_t) 67 * 45 * ch; i++)
+        if (!(fabs (out.buffer[i] - 77.25) <= worst))
+          worst = fabs (out.buffer[i] - 77.25);
+      tap_ok (status == BM3D_OK && worst < 1e-2,
+              "constant %d-channel image stays constant (max error %.2g)",
+              ch, worst);
+      free (in.buffer);
+      free (out.buffer);
+    }
+}
+
+static void
+check_saturated (void)
+{
+  test_image in, out;
+  bm3d_report report;
+  bm3d_status status;
+  double err0 = 0.0, err255 = 0.0;
+
+  /* Left half black, right half white: clipped noise, as in an 8-bit
+   * photograph's shadows and highlights.  */
+  image_new (&in, 64, 48, 3, 0, 0);
+  image_new (&out, 64, 48, 3, 0, 0);
+  image_fill_noisy (&in, 0.0f, 15.0f, 99);
+  for (int y = 0; y < 48; y++)
+    for (int x = 0; x < 64; x++)
+      for (int c = 0; c < 3; c++)
+        {
+          float *v = &in.buffer[(y * 64 + x) * 3 + c];
+
+          *v += x < 32 ? 0.0f : 255.0f;
+          *v = *v < 0.0f ? 0.0f : *v > 255.0f ? 255.0f : *v;
+        }
+  status = denoise (&in, &out, 15.0f, BM3D_MODE_BM3D, &report);
+  for (int y = 8; y < 40; y++)
+    for (int x = 0; x < 64; x++)
+      for (int c = 0; c < 3; c++)
+        {
+          double v = out.buffer[(y * 64 + x) * 3 + c];
+
+          if (x < 24 && fabs (v) > err0)
+            err0 = fabs (v);
+          if (x >= 40 && fabs (v - 255.0) > err255)
+            err255 = fabs (v - 255.0);
+        }
+  /* Clipped noise has a mean of about 0.4 sigma: the output may sit
+   * that far inside, no more.  */
+  tap_ok (status == BM3D_OK && all_finite (&out) && err0 < 12.0
+          && err255 < 12.0, "saturated 0 / 255 areas stay near 0 / 255 "
+          "(%.2f, %.2f)", err0, err255);
+  free (in.buffer);
+  free (out.buffer);
+}
+
+static void
+check_sigmas (void)
+{
+  test_image in, out;
+  bm3d_report report;
+  bm3d_status status;
+  double d;
+
+  image_new (&in, 40, 33, 1, 0, 0);
+  image_new (&out, 40, 33, 1, 0, 0);
+  for (int y = 0; y < 33; y++)
+    for (int x = 0; x < 40; x++)
+      in.buffer[y * 40 + x] = (float) ((x * 7 + y * 3) % 256);
+  status = denoise (&in, &out, 0.1f, BM3D_MODE_BM3D, &report);
+  d = max_diff (&in, &out);
+  tap_ok (status == BM3D_OK && d < 1.0,
+          "sigma 0.1 leaves a clean image nearly unchanged (max change "
+          "%.3f)", d);
+
+  image_fill_noisy (&in, 128.0f, 100.0f, 5);
+  status = denoise (&in, &out, 100.0f, BM3D_MODE_BM3D, &report);
+  tap_ok (status == BM3D_OK && all_finite (&out),
+          "sigma 100 runs and gives finite values");
+  status = denoise (&in, &out, 255.0f, BM3D_MODE_BM3D_FAST, &report);
+  tap_ok (status == BM3D_OK && all_finite (&out),
+          "sigma 255, one phase, runs and gives finite values");
+  free (in.buffer);
+  free (out.buffer);
+}
+
+static void
+check_alpha_and_stride (void)
+{
+  for (int ch = 2; ch <= 4; ch += 2)
+    {
+      test_image in, out, plain_in, plain_out;
+      bm3d_report report;
+      bm3d_status status, status2;
+      int w = 31, h = 22, exact = 1, untouched = 1;
+      size_t in_stride = (size_t) w * ch + 5, out_stride = (size_t) w * ch + 3;
+
+      image_new (&in, w, h, ch, 1, in_stride);
+      image_new (&out, w, h, ch, 1, out_stride);
+      image_fill_noisy (&in, 100.0f, 20.0f, 17);
+      for (size_t i = 0; i < out_stride * h; i++)
+        out.buffer[i] = -7.0f;
+      /* Alpha values that no arithmetic would give back exactly.  */
+      for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+          in.buffer[y * in_stride + x * ch + ch - 1]
+            = (float) (x * 0.1234567 + y * 3.3);
+
+      status = denoise (&in, &out, 20.0f, BM3D_MODE_BM3D, &report);
+      for (int y = 0; y < h; y++)
+        {
+          for (int x = 0; x < w; x++)
+            if (memcmp (&in.buffer[y * in_stride + x * ch + ch - 1],
+                        &out.buffer[y * out_stride + x * ch + ch - 1],
+                        sizeof (float)) != 0)
+              exact = 0;
+          for (size_t x = (size_t) w * ch; x < out_stride; x++)
+            if (out.buffer[y * out_stride + x] != -7.0f)
+              untouched = 0;
+        }
+      tap_ok (status == BM3D_OK && exact, "%d channels with alpha: alpha "
+              "copied bit-exact", ch);
+      tap_ok (untouched, "%d channels: row padding of the output untouched",
+              ch);
+
+      /* The same colour data without alpha and padding: same result.  */
+      image_new (&plain_in, w, h, ch - 1, 0, 0);
+      image_new (&plain_out, w, h, ch - 1, 0, 0);
+      for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+          for (int c = 0; c < ch - 1; c++)
+            plain_in.buffer[(y * w + x) * (ch - 1) + c]
+              = in.buffer[y * in_stride + x * ch + c];
+      status2 = denoise (&plain_in, &plain_out, 20.0f, BM3D_MODE_BM3D,
+                         &report);
+      {
+        int same = 1;
+
+        for (int y = 0; y < h; y++)
+          for (int x = 0; x < w; x++)
+            for (int c = 0; c < ch - 1; c++)
+              if (plain_out.buffer[(y * w + x) * (ch - 1) + c]
+                  != out.buffer[y * out_stride + x * ch + c])
+                same = 0;
+        tap_ok (status2 == BM3D_OK && same, "%d channels: alpha and row "
+                "padding do not change the colour result", ch);
+      }
+      free (in.buffer);
+      free (out.buffer);
+      free (plain_in.buffer);
+      free (plain_out.buffer);
+    }
+}
+
+typedef struct
+{
+  int    calls;
+  int    cancel_at;
+  double last;
+  int    monotonic;
+} progress_state;
+
+static int
+on_progress (double fraction, void *data)
+{
+  progress_state *p = data;
+
+  if (fraction < p->last || fraction < 0.0 || fraction > 1.0)
+    p->monotonic = 0;
+  p->last = fraction;
+  p->calls++;
+  return p->cancel_at > 0 && p->calls >= p->cancel_at;
+}
+
+static void
+check_progress_and_cancel (void)
+{
+  test_image in, out;
+  bm3d_params params;
+  bm3d_report report;
+  bm3d_status status;
+  progress_state p = { 0, 0, 0.0, 1 };
+  int untouched = 1;
+
+  image_new (&in, 120, 200, 3, 0, 0);
+  image_new (&out, 120, 200, 3, 0, 0);
+  image_fill_noisy (&in, 90.0f, 25.0f, 23);
+  bm3d_params_init (&params);
+  params.backend = BM3D_BACKEND_CPU;
+  params.progress = on_progress;
+  params.progress_data = &p;
+  status = bm3d_denoise (&in.img, &out.img, &params, &report);
+  tap_ok (status == BM3D_OK && p.calls >= 4 && p.monotonic
+          && fabs (p.last - 1.0) < 1e-9,
+          "progress: %d calls, rising, ending at 1", p.calls);
+
+  for (int at = 1; at <= 3; at++)
+    {
+      progress_state c = { 0, at, 0.0, 1 };
+
+      for (size_t i = 0; i < (size_t) 120 * 200 * 3; i++)
+        out.buffer[i] = 42.0f;
+      params.progress_data = &c;
+      params.threads = at;
+      status = bm3d_denoise (&in.img, &out.img, &params, &report);
+      for (size_t i = 0; i < (size_t) 120 * 200 * 3; i++)
+        if (out.buffer[i] != 42.0f)
+          untouched = 0;
+      tap_ok (status == BM3D_ERR_CANCELLED && untouched && c.calls == at,
+              "cancel at progress call %d (%d threads): cancelled, output "
+              "untouched, no call after", at, at);
+    }
+  free (in.buffer);
+  free (out.buffer);
+}
+
+static void
+check_invalid (void)
+{
+  test_image in, out, small;
+  bm3d_params params;
+  bm3d_report report;
+  float sigmas[] = { 0.0f, -1.0f, 255.5f, NAN, INFINITY };
+
+  image_new (&in, 16, 16, 3, 0, 0);
+  image_new (&out, 16, 16, 3, 0, 0);
+  image_new (&small, 15, 16, 3, 0, 0);
+  image_fill_noisy (&in, 50.0f, 5.0f, 1);
+  bm3d_params_init (&params);
+  params.backend = BM3D_BACKEND_CPU;
+
+  for (size_t i = 0; i < sizeof sigmas / sizeof sigmas[0]; i++)
+    {
+      params.sigma = sigmas[i];
+      tap_ok (bm3d_denoise (&in.img, &out.img, &params, &report)
+              == BM3D_ERR_INVALID_SIGMA && report.message[0],
+              "sigma %g refused: %s", (double) sigmas[i], report.message);
+    }
+  params.sigma = 25.0f;
+
+  tap_ok (bm3d_denoise (NULL, &out.img, &params, &report)
+          == BM3D_ERR_INVALID_ARGUMENT, "NULL input refused");
+  tap_ok (bm3d_denoise (&in.img, NULL, &params, &report)
+          == BM3D_ERR_INVALID_ARGUMENT, "NULL output refused");
+  tap_ok (bm3d_denoise (&in.img, &out.img, NULL, &report)
+          == BM3D_ERR_INVALID_ARGUMENT, "NULL parameters refused");
+  tap_ok (bm3d_denoise (&in.img, &in.img, &params, &report)
+          == BM3D_ERR_INVALID_ARGUMENT, "output aliasing the input refused");
+  tap_ok (bm3d_denoise (&in.img, &small.img, &params, &report)
+          == BM3D_ERR_INVALID_ARGUMENT, "output of another size refused");
+
+  in.img.width = 0;
+  tap_ok (bm3d_denoise (&in.img, &out.img, &params, &report)
+          == BM3D_ERR_INVALID_SIZE, "width 0 refused");
+  in.img.width = 16;
+  in.img.height = -3;
+  tap_ok (bm3d_denoise (&in.img, &out.img, &params, &report)
+          == BM3D_ERR_INVALID_SIZE, "negative height refused");
+  in.img.height = 16;
+  in.img.stride = 47;
+  tap_ok (bm3d_denoise (&in.img, &out.img, &params, &report)
+          == BM3D_ERR_INVALID_STRIDE, "stride smaller than a row refused");
+  in.img.stride = 48;
+  in.img.channels = out.img.channels = 2;
+  tap_ok (bm3d_denoise (&in.img, &out.img, &params, &report)
+          == BM3D_ERR_INVALID_ARGUMENT, "2 channels without alpha refused");
+  in.img.channels = out.img.channels = 5;
+  tap_ok (bm3d_denoise (&in.img, &out.img, &params, &report)
+          == BM3D_ERR_INVALID_ARGUMENT, "5 channels refused");
+  in.img.channels = out.img.channels = 3;
+
+  params.mode = (bm3d_mode) 17;
+  tap_ok (bm3d_denoise (&in.img, &out.img, &params, &report)
+          == BM3D_ERR_INVALID_ARGUMENT, "unknown mode refused");
+  params.mode = BM3D_MODE_BM3D;
+  params.backend = (bm3d_backend) 9;
+  tap_ok (bm3d_denoise (&in.img, &out.img, &params, &report)
+          == BM3D_ERR_INVALID_ARGUMENT, "unknown backend refused");
+  params.backend = BM3D_BACKEND_CPU;
+  params.threads = -1;
+  tap_ok (bm3d_denoise (&in.img, &out.img, &params, &report)
+          == BM3D_ERR_INVALID_ARGUMENT, "negative thread count refused");
+  params.threads = 0;
+  tap_ok (bm3d_denoise (&in.img, &out.img, &params, NULL) == BM3D_OK,
+          "valid call without a report succeeds");
+  free (in.buffer);
+  free (out.buffer);
+  free (small.buffer);
+}
+
+int
+main (void)
+{
+  check_sizes ();
+  check_constant ();
+  check_saturated ();
+  check_sigmas ();
+  check_alpha_and_stride ();
+  check_progress_and_cancel ();
+  check_invalid ();
+  return tap_done ();
+}

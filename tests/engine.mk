@@ -1,0 +1,33 @@
+# Unit tests of the denoising engine and its CPU backend (TAP programs).
+ENGINE_TESTS = \
+	tests/engine-tables \
+	tests/engine-match \
+	tests/engine-threads \
+	tests/engine-edge \
+	tests/engine-quality
+check_PROGRAMS += $(ENGINE_TESTS)
+TESTS += $(ENGINE_TESTS)
+# tests/data/ (camera.png, astronaut.png, their licence) is distributed
+# by tests/gpu.mk, which shares the images.
+
+ENGINE_TEST_LIBS = gpu/libbm3d.a $(CUDA_LIBS) $(OPENMP_CFLAGS) -lm
+
+tests_engine_tables_SOURCES = tests/engine-tables.c tests/engine-tap.h
+tests_engine_tables_LDADD = $(ENGINE_TEST_LIBS)
+
+tests_engine_match_SOURCES = tests/engine-match.c tests/engine-tap.h \
+	gpu/bm3d_cpu.h
+tests_engine_match_LDADD = $(ENGINE_TEST_LIBS)
+
+tests_engine_threads_SOURCES = tests/engine-threads.c tests/engine-tap.h
+tests_engine_threads_LDADD = $(ENGINE_TEST_LIBS)
+
+tests_engine_edge_SOURCES = tests/engine-edge.c tests/engine-tap.h
+tests_engine_edge_LDADD = $(ENGINE_TEST_LIBS)
+
+# Reads the PNG test images with the command's image code.
+tests_engine_quality_SOURCES = tests/engine-quality.c tests/engine-tap.h \
+	cli/image_io.c cli/image_io.h
+tests_engine_quality_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+tests_engine_quality_CFLAGS = $(AM_CFLAGS) $(PNG_CFLAGS)
+tests_engine_quality_LDADD = $(PNG_LIBS) $(ENGINE_TEST_LIBS)

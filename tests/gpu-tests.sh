@@ -1,0 +1,201 @@
+#!/bin/sh
+# The CUDA backend against the CPU backend, on a machine with an NVIDIA
+# GPU (TAP).  Without a usable device the whole script is skipped
+# visibly.  Runs from `make check` or by hand:
+#
+#   top_builddir=BUILD top_srcdir=SRC sh tests/gpu-tests.sh
+#
+# BM3D_GPU_TEST_KEEP=DIR keeps the images and logs in DIR;
+# BM3D_GPU_TEST_QUICK=1 leaves out the 4001x2999 and 100 MP cases.
+set -u
+
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+top_builddir=${top_builddir:-.}
+denoise=$top_builddir/cli/bm3d-denoise
+bench=$top_builddir/bench/bm3d-bench
+data=$top_srcdir/tests/data
+
+version=$("$denoise" --version 2>&1)
+if ! printf '%s\n' "$version" | grep -q '^CUDA: available'; then
+  printf '%s\n' "$version" | sed -n 's/^CUDA: /# CUDA: /p'
+  echo "1..0 # SKIP no CUDA device"
+  exit 0
+fi
+
+if [ -n "${BM3D_GPU_TEST_KEEP:-}" ]; then
+  tmp=$BM3D_GPU_TEST_KEEP
+  mkdir -p "$tmp"
+else
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+fi
+
+sanitizer=
+for s in compute-sanitizer "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" \
+         /usr/local/cuda/bin/compute-sanitizer; do
+  if command -v "$s" >/dev/null 2>&1; then
+    sanitizer=$(command -v "$s")
+    break
+  fi
+done
+
+quick=${BM3D_GPU_TEST_QUICK:-}
+n=0
+failed=0
+
+ok () {
+  n=$((n + 1))
+  echo "ok $n - $1"
+}
+
+not_ok () {
+  n=$((n + 1))
+  failed=$((failed + 1))
+  echo "not ok $n - $1"
+}
+
+skip () {
+  n=$((n + 1))
+  echo "ok $n - $1 # SKIP $2"
+}
+
+# Print a file's lines as TAP comments.
+show () {
+  sed 's/^/# /' "$1"
+}
+
+# $1 <= $2 (floating point)?
+le () {
+  awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'
+}
+
+psnr_of () {
+  "$bench" --diff "$1" "$2" | awk '{ print $2 }'
+}
+
+echo "1..15"
+printf '%s\n' "$version" | sed 's/^/# /'
+
+# ---- GPU and CPU agree on photographs (6 tests) ------------------------
+for img in camera astronaut; do
+  "$denoise" --convert "$data/$img.png" "$tmp/$img-clean.pfm"
+  for sigma in 10 25 50; do
+    name="$img sigma $sigma: GPU PSNR within 0.05 dB of the CPU's"
+    base=$tmp/$img-$sigma
+    if ! "$denoise" --add-noise "$sigma" --seed 7 "$data/$img.png" \
+           "$base-noisy.pfm" \
+       || ! "$denoise" --backend cpu --sigma "$sigma" --verbose \
+              "$base-noisy.pfm" "$base-cpu.pfm" 2>"$base-cpu.log" \
+       || ! "$denoise" --backend cuda --sigma "$sigma" --verbose \
+              "$base-noisy.pfm" "$base-gpu.pfm" 2>"$base-gpu.log"; then
+      not_ok "$name (a command failed)"
+      show "$base-cpu.log"
+      show "$base-gpu.log"
+      continue
+    fi
+    p_in=$(psnr_of "$base-noisy.pfm" "$tmp/$img-clean.pfm")
+    p_cpu=$(psnr_of "$base-cpu.pfm" "$tmp/$img-clean.pfm")
+    p_gpu=$(psnr_of "$base-gpu.pfm" "$tmp/$img-clean.pfm")
+    agree=$("$bench" --diff "$base-cpu.pfm" "$base-gpu.pfm")
+    d=$(awk -v a="$p_cpu" -v b="$p_gpu" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.4f", d }')
+    echo "# $img sigma $sigma: noisy $p_in dB, CPU $p_cpu dB, GPU $p_gpu dB," \
+         "difference $d dB; GPU vs CPU: $agree"
+    grep -h "time:" "$base-cpu.log" "$base-gpu.log" | sed 's/^/#   /'
+    if le "$d" 0.05 && le "$p_in" "$p_gpu"; then
+      ok "$name"
+    else
+      not_ok "$name"
+    fi
+  done
+done
+
+# ---- odd sizes (4 tests) ------------------------------------------------
+for geom in "1 1 1" "7 7 3" "1000 9 1" "4001 2999 3"; do
+  set -- $geom
+  name="${1}x${2} with $3 channel(s): GPU result matches the CPU's"
+  if [ "$1" = 4001 ] && [ -n "$quick" ]; then
+    skip "$name" "quick run"
+    continue
+  fi
+  base=$tmp/odd-$1x$2
+  if ! "$bench" --synth "$1" "$2" "$3" "$base-clean.pfm" \
+     || ! "$denoise" --add-noise 25 --seed 3 "$base-clean.pfm" "$base-noisy.pfm" \
+     || ! "$denoise" --backend cpu --verbose "$base-noisy.pfm" "$base-cpu.pfm" \
+            2>"$base-cpu.log" \
+     || ! "$denoise" --backend cuda --verbose "$base-noisy.pfm" "$base-gpu.pfm" \
+            2>"$base-gpu.log"; then
+    not_ok "$name (a command failed)"
+    show "$base-gpu.log"
+    continue
+  fi
+  agree=$("$bench" --diff "$base-cpu.pfm" "$base-gpu.pfm")
+  p_cpu=$(psnr_of "$base-cpu.pfm" "$base-clean.pfm")
+  p_gpu=$(psnr_of "$base-gpu.pfm" "$base-clean.pfm")
+  echo "# ${1}x${2}: CPU $p_cpu dB, GPU $p_gpu dB against clean; GPU vs CPU: $agree"
+  grep -h "time:" "$base-gpu.log" | sed 's/^/#   /'
+  p=$(echo "$agree" | awk '{ print $2 }')
+  if [ "$p" = inf ] || le 40 "$p"; then
+    ok "$name"
+  else
+    not_ok "$name"
+  fi
+done
+
+# ---- compute-sanitizer (2 tests) -----------------------------------------
+"$bench" --synth 67 45 3 "$tmp/small-clean.pfm"
+"$denoise" --add-noise 25 --seed 5 "$tmp/small-clean.pfm" "$tmp/small-noisy.pfm"
+for tool in memcheck racecheck; do
+  name="compute-sanitizer $tool is clean on a 67x45 RGB image"
+  if [ -z "$sanitizer" ]; then
+    skip "$name" "compute-sanitizer not found"
+    continue
+  fi
+  if "$sanitizer" --tool "$tool" --error-exitcode 3 \
+       "$denoise" --backend cuda "$tmp/small-noisy.pfm" "$tmp/small-$tool.pfm" \
+       >"$tmp/sanitizer-$tool.log" 2>&1; then
+    ok "$name"
+  else
+    not_ok "$name"
+  fi
+  tail -n 5 "$tmp/sanitizer-$tool.log" | show /dev/stdin
+done
+
+# ---- 100 megapixels within the device memory bound (1 test) -------------
+name="a 100 MP RGB image holds at most 512 MiB of device memory"
+if [ -n "$quick" ]; then
+  skip "$name" "quick run"
+else
+  "$bench" --sizes 100 --channels 3 --backends cuda --no-warmup \
+    >"$tmp/bench-100mp.log" 2>&1
+  show "$tmp/bench-100mp.log"
+  dev=$(awk '$1 !~ /^#/ && $4 == "cuda" && $5 !~ /fail|skip/ { print $8 }' \
+          "$tmp/bench-100mp.log")
+  if [ -n "$dev" ] && le "$dev" 512; then
+    ok "$name ($dev MiB)"
+  else
+    not_ok "$name"
+  fi
+fi
+
+# ---- fall-back when no device is visible (2 tests) ----------------------
+in=$tmp/camera-25-noisy.pfm
+if CUDA_VISIBLE_DEVICES= "$denoise" --backend auto --verbose "$in" \
+     "$tmp/fallback.pfm" 2>"$tmp/fallback-auto.log" \
+   && grep -q "backend cpu" "$tmp/fallback-auto.log"; then
+  ok "no visible device, backend auto: denoised on the CPU"
+else
+  not_ok "no visible device, backend auto: denoised on the CPU"
+fi
+show "$tmp/fallback-auto.log"
+CUDA_VISIBLE_DEVICES= "$denoise" --backend cuda "$in" "$tmp/fallback2.pfm" \
+  2>"$tmp/fallback-cuda.log"
+rc=$?
+show "$tmp/fallback-cuda.log"
+if [ "$rc" = 1 ] && grep -qi "cuda" "$tmp/fallback-cuda.log" \
+   && [ ! -e "$tmp/fallback2.pfm" ]; then
+  ok "no visible device, backend cuda: an error, no output"
+else
+  not_ok "no visible device, backend cuda: an error, no output (exit $rc)"
+fi
+
+[ "$failed" = 0 ]

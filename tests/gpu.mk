@@ -1,0 +1,6 @@
+# The CUDA backend against the CPU backend (skipped without a device).
+TESTS += tests/gpu-tests.sh
+EXTRA_DIST += tests/gpu-tests.sh \
+	tests/data/camera.png \
+	tests/data/astronaut.png \
+	tests/data/LICENSE-images.md
