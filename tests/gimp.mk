@@ -1,0 +1,33 @@
+# The GIMP procedure, its dialog and the batch script, run inside real
+# GIMP: headless, and the dialog under a virtual display (skipped without
+# xvfb-run and xdotool).  Each test installs the built plug-in into a
+# folder of its own first; see tests/gimp-lib.sh.
+GIMP_TESTS = \
+	tests/gimp-procedure.sh \
+	tests/gimp-arguments.sh \
+	tests/gimp-batch.sh \
+	tests/gimp-dialog.sh
+
+if HAVE_GIMP
+TESTS += $(GIMP_TESTS)
+if HAVE_LIBPNG
+check_PROGRAMS += tests/gimp-pixels
+tests_gimp_pixels_SOURCES = tests/gimp-pixels.c
+tests_gimp_pixels_CFLAGS = $(AM_CFLAGS) $(PNG_CFLAGS)
+tests_gimp_pixels_LDADD = $(PNG_LIBS) -lm
+endif
+
+# After `make install`: the installed plug-in and translations, in GIMP.
+installcheck-local: installcheck-gimp
+installcheck-gimp:
+	gimpplugindir='$(gimpplugindir)' top_srcdir='$(abs_top_srcdir)' \
+	  $(SHELL) $(top_srcdir)/tests/gimp-installed.sh
+endif
+.PHONY: installcheck-gimp
+
+EXTRA_DIST += \
+	$(GIMP_TESTS) \
+	tests/gimp-installed.sh \
+	tests/gimp-lib.sh \
+	tests/gimp-helpers.scm \
+	tests/gimp-pixels.c
