@@ -18,14 +18,17 @@
  *                    |P|^2 + |Q|^2 - 2 P.Q with the norms precomputed
  *                    (patch_norms); the best N are kept as a warp-wide
  *                    sorted list of 64-bit keys (distance bits | raster
- *                    index), so ties break by raster index as on the CPU.
+ *                    index), so ties break by raster index as on the CPU;
+ *                    candidates enter it one by one, or sorted and merged
+ *                    in when many arrive at once.
  *   collaborative_filter_hard / _wiener
  *                    a warp per 3D group: gather, 2D transform, Haar
- *                    transform across the group, threshold or Wiener shrinkage,
- *                    inverses and weighted aggregation all on chip.  A
- *                    block owns a rectangle of references and aggregates
- *                    into shared memory first, then adds its rectangle to
- *                    the tile's sums with one global atomic per pixel.
+ *                    transform across the group, threshold or Wiener
+ *                    shrinkage, inverses, all in shared memory; the
+ *                    weighted group is added to the tile's sums by vector
+ *                    reductions in the L2 cache (Hopper; scalar atomics
+ *                    before), not through shared-memory float atomics,
+ *                    which are compare-and-swap loops.
  *   aggregate        numerator / denominator, and clears both sums.
  *
  * References are processed in batches of rows, so the match lists stay
@@ -46,8 +49,21 @@
 #define ROW_PITCH    9
 #define PATCH_PITCH  72
 
+/* Filter blocks: warps, and blocks an SM should hold (which bounds the
+ * registers per thread: 65536 / (32 * warps * blocks)).  The Wiener
+ * filter keeps its gains in registers (see wiener_group).  */
+#define HARD_WARPS            8
+#define WIENER_WARPS          4
+#define WIENER_BLOCKS_PER_SM  4
+
 /* Block matching: references (warps) per block.  */
 #define MATCH_WARPS  8
+
+/* Candidates that may enter a reference's list at once from which on
+ * they are sorted and merged into it together rather than inserted one
+ * by one: an insertion is a chain of dependent shuffles, a merge costs
+ * about as much as eight of them but has all the warp's lanes busy.  */
+#define MATCH_MERGE_MIN 8
 
 /* Pixels are centred before matching: |P|^2 + |Q|^2 - 2 P.Q then cancels
  * four times less precision than on the raw 0..255 scale.  */
@@ -138,6 +154,43 @@ typedef struct
   int         *lists;     /* [batch ref][N] raster positions             */
   int         *counts;    /* [batch ref] group size m                     */
 } match_args;
+
+/* Sorts one 64-bit key per lane across the warp, smallest in lane 0
+ * (bitonic sort).  */
+__device__ __forceinline__ uint64_t
+sort_keys (uint64_t key, int lane)
+{
+#pragma unroll
+  for (int size = 2; size <= 32; size <<= 1)
+#pragma unroll
+    for (int stride = size >> 1; stride > 0; stride >>= 1)
+      {
+        const uint64_t other = __shfl_xor_sync (FULL_MASK, key, stride);
+        const bool ascending = (lane & size) == 0 || size == 32;
+        const bool lower = (lane & stride) == 0;
+
+        key = lower == ascending ? min (key, other) : max (key, other);
+      }
+  return key;
+}
+
+/* The 32 smallest of two warp-wide sorted lists, sorted: the first list
+ * against the second reversed gives a bitonic sequence holding them,
+ * which a bitonic merge sorts.  */
+__device__ __forceinline__ uint64_t
+merge_sorted (uint64_t list, uint64_t sorted, int lane)
+{
+  uint64_t key = min (list, __shfl_sync (FULL_MASK, sorted, 31 - lane));
+
+#pragma unroll
+  for (int stride = 16; stride > 0; stride >>= 1)
+    {
+      const uint64_t other = __shfl_xor_sync (FULL_MASK, key, stride);
+
+      key = (lane & stride) == 0 ? min (key, other) : max (key, other);
+    }
+  return key;
+}
 
 __global__ void __launch_bounds__ (MATCH_WARPS * 32)
 block_match (match_args a)
@@ -253,6 +306,14 @@ block_match (match_args a)
                       | (uint32_t) (cy * a.width + cx + 1);
             }
           unsigned pending = __ballot_sync (FULL_MASK, key < worst);
+          if (__popc (pending) >= MATCH_MERGE_MIN)
+            {
+              list = merge_sorted (list, sort_keys (key < worst ? key
+                                                    : ~(uint64_t) 0, lane),
+                                   lane);
+              worst = __shfl_sync (FULL_MASK, list, a.group_max - 1);
+              pending = 0;
+            }
           while (pending)
             {
               const int src = __ffs (pending) - 1;
@@ -300,7 +361,6 @@ typedef struct
   int          group_max;
   int          ry_begin, ry_end;
   int          rect_x, rect_y;  /* references per block                 */
-  int          acc_cap;         /* floats of each shared sum             */
   const int   *lists;
   const int   *counts;
 } filter_args;
@@ -581,6 +641,71 @@ wiener_group (float *buf, const float *__restrict__ noisy, int width,
   return wsum;
 }
 
+/* sum[t] += v[t] for the t with in[t] (a run of four floats, 16-byte
+ * aligned, in global memory), as a reduction nothing waits for.  */
+__device__ __forceinline__ void
+add_run (float *sum, const float (&v)[4], const bool (&in)[4])
+{
+#if __CUDA_ARCH__ >= 900
+  asm volatile ("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};"
+                :: "l" (__cvta_generic_to_global (sum)),
+                   "f" (v[0]), "f" (v[1]), "f" (v[2]), "f" (v[3]));
+#else
+#pragma unroll
+  for (int t = 0; t < 4; t++)
+    if (in[t])
+      atomicAdd (sum + t, v[t]);
+#endif
+}
+
+/* Adds a filtered group to the tile's sums: numerator += w * kaiser *
+ * estimate, denominator += w * kaiser over each patch.  A lane takes a
+ * run of four pixels aligned in the plane (16 bytes) that meets one
+ * patch row, with zeros for the pixels outside the patch: on Hopper a
+ * single vector reduction in the L2 cache then adds all four, so a
+ * patch row costs two or three of them per sum instead of eight scalar
+ * atomics, and nothing waits for them.  The planes have room for the
+ * last run past their last pixel (tile_buffers_reserve).  */
+__device__ __forceinline__ void
+aggregate_group (float *__restrict__ num, float *__restrict__ den, int width,
+                 const float *est, const int *px, const int *py, int m,
+                 float weight, const float *kaiser, int lane)
+{
+  /* (patch, row, run) jobs, three runs per row at most.  */
+  for (int job = lane; job < m * BM3D_PATCH * 3; job += 32)
+    {
+      const int p = job / (BM3D_PATCH * 3);
+      const int i = job % (BM3D_PATCH * 3) / 3;
+      const int run = job % 3;
+      const size_t row0 = (size_t) (py[p] + i) * width + px[p];
+      const size_t start = (row0 & ~(size_t) 3) + 4 * run;
+
+      if (start > row0 + BM3D_PATCH - 1)
+        continue;
+      float n[4], d[4];
+      bool in[4];
+
+#pragma unroll
+      for (int t = 0; t < 4; t++)
+        {
+          const int j = (int) (start + t - row0);
+
+          in[t] = j >= 0 && j < BM3D_PATCH;
+          if (in[t])
+            {
+              const float w = weight * kaiser[i * BM3D_PATCH + j];
+
+              n[t] = w * est[p * PATCH_PITCH + i * ROW_PITCH + j];
+              d[t] = w;
+            }
+          else
+            n[t] = d[t] = 0.0f;
+        }
+      add_run (num + start, n, in);
+      add_run (den + start, d, in);
+    }
+}
+
 /* Shared-memory layout of a filter block.  */
 template <bool WIENER>
 struct filter_layout
@@ -604,27 +729,16 @@ collaborative_filter (const filter_args &a)
   const int rx1 = min (a.ax.n, rx0 + a.rect_x);
   const int ry1 = min (a.ry_end, ry0 + a.rect_y);
 
-  /* The rectangle every patch of the block's groups lies in.  */
-  const int bx0 = max (0, ref_coord (a.ax, rx0) - a.radius);
-  const int by0 = max (0, ref_coord (a.ay, ry0) - a.radius);
-  const int bx1 = min (a.width - BM3D_PATCH, ref_coord (a.ax, rx1 - 1) + a.radius)
-                  + BM3D_PATCH;
-  const int by1 = min (a.height - BM3D_PATCH, ref_coord (a.ay, ry1 - 1) + a.radius)
-                  + BM3D_PATCH;
-  const int bw = bx1 - bx0, bh = by1 - by0;
-
-  float *s_num = smem;
-  float *s_den = smem + a.acc_cap;
-  float *buf = smem + 2 * a.acc_cap + warp * L::warp_floats;
-  int *pos = (int *) (smem + 2 * a.acc_cap + warps * L::warp_floats) + warp * 64;
+  float *buf = smem + warp * L::warp_floats;
+  int *pos = (int *) (smem + warps * L::warp_floats) + warp * 64;
   int *px = pos, *py = pos + 32;
+  float *kaiser = smem + warps * (L::warp_floats + 64);
 
-  for (int t = threadIdx.x; t < bw * bh; t += blockDim.x)
-    s_num[t] = s_den[t] = 0.0f;
+  for (int t = threadIdx.x; t < BM3D_PATCH_AREA; t += blockDim.x)
+    kaiser[t] = c_kaiser[WIENER][t];
   __syncthreads ();
 
   const float sigma = a.sigma[c];
-  const float kw0 = c_kaiser[WIENER][lane], kw1 = c_kaiser[WIENER][lane + 32];
   const int groups = (rx1 - rx0) * (ry1 - ry0);
 
   for (int g = warp; g < groups; g += warps)
@@ -691,28 +805,11 @@ collaborative_filter (const filter_args &a)
           est = buf;
         }
 
-      /* aggregate, first into the block's shared sums */
-      const float w0 = weight * kw0, w1 = weight * kw1;
-      for (int e = lane; e < m * BM3D_PATCH_AREA; e += 32)
-        {
-          const int p = e >> 6, i = (e >> 3) & 7, j = e & 7;
-          const float w = (e & 32) ? w1 : w0;
-          const int o = (py[p] + i - by0) * bw + px[p] + j - bx0;
-          atomicAdd (s_num + o, w * est[p * PATCH_PITCH + i * ROW_PITCH + j]);
-          atomicAdd (s_den + o, w);
-        }
+      aggregate_group (a.num[c], a.den[c], a.width, est, px, py, m, weight,
+                       kaiser, lane);
       __syncwarp ();
     }
 
-  __syncthreads ();
-  for (int t = threadIdx.x; t < bw * bh; t += blockDim.x)
-    if (s_den[t] != 0.0f)
-      {
-        const int y = t / bw, x = t - y * bw;
-        const size_t o = (size_t) (by0 + y) * a.width + bx0 + x;
-        atomicAdd (a.num[c] + o, s_num[t]);
-        atomicAdd (a.den[c] + o, s_den[t]);
-      }
 }
 
 __global__ void
@@ -721,7 +818,7 @@ collaborative_filter_hard (filter_args a)
   collaborative_filter<false> (a);
 }
 
-__global__ void __launch_bounds__ (128, 3)
+__global__ void __launch_bounds__ (WIENER_WARPS * 32, WIENER_BLOCKS_PER_SM)
 collaborative_filter_wiener (filter_args a)
 {
   collaborative_filter<true> (a);
@@ -1060,7 +1157,6 @@ bm3d_cuda_tile_side (const bm3d_job *job)
   size_t lists, pixels;
   int side;
 
-  (void) job;
   pthread_mutex_lock (&g_lock);
   if (cuda_probe () && cudaMemGetInfo (&free_b, &total_b) == cudaSuccess)
     {
@@ -1077,7 +1173,7 @@ bm3d_cuda_tile_side (const bm3d_job *job)
   lists = (size_t) (BATCH_REFS + 16 * 4096) * (BM3D_GROUP_MAX + 1) * sizeof (int);
   if (budget < lists + ((size_t) 64 << 20))
     return 3 * BM3D_PATCH * 8;
-  pixels = (budget - lists) / plane_bytes_per_pixel (BM3D_MAX_CHANNELS);
+  pixels = (budget - lists) / plane_bytes_per_pixel (job->channels);
   side = (int) sqrt ((double) pixels) - 2 * BM3D_TILE_MARGIN;
   if (side > 4096)
     side = 4096;
@@ -1156,24 +1252,23 @@ reserve_workspace (bm3d_job *job, size_t bytes)
 }
 
 /* Block shape of a filter kernel: 4x4 references (on an H100 this beat
- * 8x8 at every image size: more blocks, less tail, and the flush of the
- * shared sums stays small), fewer warps where shared memory is short.  */
+ * 8x8, and 2x2 with the sums in global memory), fewer warps where
+ * shared memory is short.  */
 template <bool WIENER>
 static filter_config
 filter_config_for (int radius, int step, size_t refs)
 {
   typedef filter_layout<WIENER> L;
-  static const int warps_try[] = { WIENER ? 4 : 8, 4, 2, 1 };
+  static const int warps_try[] = { WIENER ? WIENER_WARPS : HARD_WARPS, 4, 2, 1 };
   static const int rect_try[] = { 4, 4, 4, 2 };
   filter_config f = { 1, 1, 0 };
 
   (void) refs;
   for (int i = 0; i < 4; i++)
     {
-      int side = step * (rect_try[i] - 1) + 2 * radius + BM3D_PATCH;
-      size_t acc = (size_t) side * side;
-      size_t bytes = sizeof (float) * (2 * acc + (size_t) warps_try[i] * L::warp_floats)
-                     + sizeof (int) * 64 * warps_try[i];
+      size_t bytes = sizeof (float) * (size_t) warps_try[i] * L::warp_floats
+                     + sizeof (int) * 64 * warps_try[i]
+                     + sizeof (float) * BM3D_PATCH_AREA;
       f.warps = warps_try[i];
       f.rect = rect_try[i];
       f.smem = bytes;
@@ -1267,10 +1362,6 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
   fa.radius = radius;
   fa.group_max = ma.group_max;
   fa.rect_x = fa.rect_y = fc.rect;
-  {
-    int side = pp->step * (fc.rect - 1) + 2 * radius + BM3D_PATCH;
-    fa.acc_cap = side * side;
-  }
   fa.lists = tb->lists;
   fa.counts = tb->counts;
 
@@ -1342,7 +1433,8 @@ tile_buffers_reserve (int max_w, int max_h, int C, size_t extra,
   const ref_axis ax1 = ref_axis_for (max_w, job->profile.hard.step);
   const ref_axis ax2 = ref_axis_for (max_w, job->profile.wiener.step);
   const ref_axis *ax = ax1.n > ax2.n ? &ax1 : &ax2;
-  const size_t plane_floats = ((size_t) max_w * max_h + 63) & ~(size_t) 63;
+  /* Room for aggregate_group's last run of four past the last pixel.  */
+  const size_t plane_floats = ((size_t) max_w * max_h + 4 + 63) & ~(size_t) 63;
   const int rows = (int) batch_rows_for (ax, 8);
   size_t bytes, off = 0, list_off;
   bm3d_status status;

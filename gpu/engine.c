@@ -543,6 +543,7 @@ bm3d_denoise (const bm3d_image *in, bm3d_image *out,
     return status;
 
   job.threads = params->threads > 0 ? params->threads : default_threads ();
+  job.channels = in->channels - (in->has_alpha ? 1 : 0);
   bm3d_profile_for_sigma (params->sigma, &job.profile);
 
   switch (params->mode)

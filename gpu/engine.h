@@ -29,6 +29,7 @@ struct bm3d_job
 {
   bm3d_profile  profile;
   int           phases;        /* 1: hard threshold only, 2: both        */
+  int           channels;      /* planes per tile: 1 gray, 3 colour      */
   int           threads;       /* resolved: >= 1                          */
   bm3d_report  *report;        /* never NULL inside the engine            */
 
