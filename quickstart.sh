@@ -29,5 +29,5 @@ cd _build
 [ -f Makefile ] || ../configure ${QUICKSTART_CONFIGURE_FLAGS:-}
 make -j"$(nproc)"
 
-echo "== denoising data/sample.png (sigma 25)"
+echo "== denoising data/sample.png (sigma 25) with plug-in-bm3d-denoise in GIMP, headless"
 exec "$top/data/demo.sh" "$top" "$(pwd)"

@@ -34,6 +34,11 @@
  * overlap the engine gives its own tiles.  */
 #define CONTEXT_MARGIN  48
 
+/* The final run denoises the selection this many rows at a time, so
+ * that memory follows the image's width, not its area.  The environment
+ * variable BM3D_STRIP_ROWS overrides it (tests use small strips).  */
+#define STRIP_ROWS      1024
+
 #define BM3D_GIMP_ERROR (g_quark_from_static_string ("bm3d-denoise-gimp-error"))
 
 /* How the drawable's pixels travel to the engine: always float, always
@@ -46,9 +51,12 @@ typedef struct
   gboolean    has_alpha;
 } PixelLayout;
 
+/* The engine reports each strip's fraction; GIMP shows the whole run's.  */
 typedef struct
 {
-  gdouble last;
+  gdouble base;    /* done before the current strip     */
+  gdouble share;   /* the current strip's part of it    */
+  gdouble last;    /* the last fraction sent to GIMP    */
 } ProgressState;
 
 
@@ -281,16 +289,16 @@ area_to_denoise (gint32         drawable_id,
 }
 
 static void
-area_with_context (gint32               drawable_id,
+area_with_context (const GeglRectangle *bounds,
                    const GeglRectangle *core,
                    GeglRectangle       *context)
 {
-  gint width = gimp_drawable_width (drawable_id);
-  gint height = gimp_drawable_height (drawable_id);
-  gint x0 = MAX (core->x - CONTEXT_MARGIN, 0);
-  gint y0 = MAX (core->y - CONTEXT_MARGIN, 0);
-  gint x1 = MIN (core->x + core->width + CONTEXT_MARGIN, width);
-  gint y1 = MIN (core->y + core->height + CONTEXT_MARGIN, height);
+  gint x0 = MAX (core->x - CONTEXT_MARGIN, bounds->x);
+  gint y0 = MAX (core->y - CONTEXT_MARGIN, bounds->y);
+  gint x1 = MIN (core->x + core->width + CONTEXT_MARGIN,
+                 bounds->x + bounds->width);
+  gint y1 = MIN (core->y + core->height + CONTEXT_MARGIN,
+                 bounds->y + bounds->height);
 
   context->x = x0;
   context->y = y0;
@@ -314,25 +322,6 @@ scale_colour (gfloat            *data,
   for (p = 0; p < pixels; p++, data += layout->channels)
     for (c = 0; c < colour; c++)
       data[c] = divide ? data[c] / factor : data[c] * factor;
-}
-
-static void
-write_to_drawable (gint32               drawable_id,
-                   const PixelLayout   *layout,
-                   const gfloat        *first,
-                   gsize                rowstride,
-                   const GeglRectangle *core)
-{
-  GeglBuffer *shadow = gimp_drawable_get_shadow_buffer (drawable_id);
-
-  gegl_buffer_set (shadow, core, 0, layout->format, first, rowstride);
-  gegl_buffer_flush (shadow);
-  g_object_unref (shadow);
-
-  /* One undo step, blended through the selection mask.  */
-  gimp_drawable_merge_shadow (drawable_id, TRUE);
-  gimp_drawable_update (drawable_id, core->x, core->y,
-                        core->width, core->height);
 }
 
 static void
@@ -361,12 +350,13 @@ static int
 progress_update (double fraction, void *data)
 {
   ProgressState *state = data;
+  gdouble        overall = state->base + state->share * fraction;
 
   /* Each update is a round trip to GIMP: send whole percents only.  */
-  if (fraction >= 1.0 || fraction - state->last >= 0.01)
+  if (fraction >= 1.0 || overall - state->last >= 0.01)
     {
-      gimp_progress_update (fraction);
-      state->last = fraction;
+      gimp_progress_update (overall);
+      state->last = overall;
     }
 
   /* GIMP 2.10 gives a plug-in no way to see its progress cancelled: the
@@ -424,48 +414,45 @@ note_fall_back (const bm3d_report *report,
                  "instead.\n%s"), report->message);
 }
 
-/* Denoises the selected part of the drawable, or, with a preview, the
- * part the preview shows: one code path, so the preview tells the truth.
- * Memory held here: two float copies (in and out) of the area plus a
- * CONTEXT_MARGIN border, the engine's own buffers aside.  */
+/* Denoises `core` of `source`, read with up to CONTEXT_MARGIN pixels
+ * of context around it, into `out`, a new float image of that context
+ * area on GEGL's 0..1 scale; `core_start` points at the core's first
+ * pixel in it.  Memory held: `out` and one more copy for the input,
+ * plus the engine's own buffers during the call.  When CUDA failed and
+ * the CPU took over, `params` keeps the CPU for the calls that follow.  */
 static gboolean
-denoise_drawable (gint32             drawable_id,
-                  const Bm3dValues  *vals,
-                  GimpPreview       *preview,
-                  GimpRunMode        run_mode,
-                  GError           **error)
+denoise_area (GeglBuffer           *source,
+              const PixelLayout    *layout,
+              const GeglRectangle  *core,
+              bm3d_params          *params,
+              const Bm3dValues     *vals,
+              GimpRunMode           run_mode,
+              bm3d_image           *out,
+              const gfloat        **core_start,
+              GError              **error)
 {
-  PixelLayout    layout;
-  GeglRectangle  core, context;
-  GeglBuffer    *buffer;
-  bm3d_image     in, out;
-  bm3d_params    params;
+  GeglRectangle  context;
+  bm3d_image     in;
   bm3d_report    report;
   bm3d_status    status;
-  ProgressState  progress = { 0.0 };
-  gsize          pixels, rowstride;
-  const gfloat  *core_start;
+  gsize          pixels;
 
-  if (! area_to_denoise (drawable_id, preview, &core))
-    return TRUE;
-
-  pixel_layout_for (drawable_id, &layout);
-  area_with_context (drawable_id, &core, &context);
-
+  area_with_context (gegl_buffer_get_extent (source), core, &context);
   pixels = (gsize) context.width * context.height;
+
   memset (&in, 0, sizeof in);
   in.width = context.width;
   in.height = context.height;
-  in.channels = layout.channels;
-  in.has_alpha = layout.has_alpha;
-  in.stride = (size_t) context.width * layout.channels;
-  out = in;
-  in.data = g_try_new (gfloat, pixels * layout.channels);
-  out.data = g_try_new (gfloat, pixels * layout.channels);
-  if (! in.data || ! out.data)
+  in.channels = layout->channels;
+  in.has_alpha = layout->has_alpha;
+  in.stride = (size_t) context.width * layout->channels;
+  *out = in;
+  in.data = g_try_new (gfloat, pixels * layout->channels);
+  out->data = g_try_new (gfloat, pixels * layout->channels);
+  if (! in.data || ! out->data)
     {
       g_free (in.data);
-      g_free (out.data);
+      g_clear_pointer (&out->data, g_free);
       g_set_error (error, BM3D_GIMP_ERROR, 0,
                    _("Not enough memory to denoise a %d × %d area; select "
                      "a smaller part of the image"),
@@ -473,23 +460,11 @@ denoise_drawable (gint32             drawable_id,
       return FALSE;
     }
 
-  buffer = gimp_drawable_get_buffer (drawable_id);
-  gegl_buffer_get (buffer, &context, 1.0, layout.format, in.data,
+  gegl_buffer_get (source, &context, 1.0, layout->format, in.data,
                    GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
-  g_object_unref (buffer);
-  scale_colour (in.data, pixels, &layout, 255.0f, FALSE);
+  scale_colour (in.data, pixels, layout, 255.0f, FALSE);
 
-  bm3d_params_init (&params);
-  params.sigma = (float) vals->sigma;
-  params.mode = (bm3d_mode) vals->mode;
-  params.backend = (bm3d_backend) vals->backend;
-  if (! preview)
-    {
-      params.progress = progress_update;
-      params.progress_data = &progress;
-    }
-
-  status = bm3d_denoise (&in, &out, &params, &report);
+  status = bm3d_denoise (&in, out, params, &report);
   g_free (in.data);
 
   if (status != BM3D_OK)
@@ -498,23 +473,134 @@ denoise_drawable (gint32             drawable_id,
 
       g_set_error_literal (error, BM3D_GIMP_ERROR, status, message);
       g_free (message);
-      g_free (out.data);
+      g_clear_pointer (&out->data, g_free);
       return FALSE;
     }
   note_fall_back (&report, run_mode);
+  if (report.fell_back)
+    params->backend = BM3D_BACKEND_CPU;
 
-  scale_colour (out.data, pixels, &layout, 255.0f, TRUE);
-  rowstride = out.stride * sizeof (gfloat);
-  core_start = out.data + (gsize) (core.y - context.y) * out.stride
-               + (gsize) (core.x - context.x) * layout.channels;
+  scale_colour (out->data, pixels, layout, 255.0f, TRUE);
+  *core_start = out->data + (gsize) (core->y - context.y) * out->stride
+                + (gsize) (core->x - context.x) * layout->channels;
+  return TRUE;
+}
+
+static gint
+strip_rows (void)
+{
+  const gchar *rows = g_getenv ("BM3D_STRIP_ROWS");
+  gint64       n = rows ? g_ascii_strtoll (rows, NULL, 10) : 0;
+
+  return n > 0 && n <= G_MAXINT ? (gint) n : STRIP_ROWS;
+}
+
+/* The final run: `area` in strips of strip_rows () rows, each read with
+ * its own context, so memory stays at about
+ *   2 x (width + 96) x (rows + 96) x channels x 4 bytes
+ * here, plus the engine's buffers for one strip, whatever the height.
+ * Results gather in the shadow buffer, merged only once every strip has
+ * succeeded: after any error the drawable stays as it was.  */
+static gboolean
+denoise_in_strips (gint32               drawable_id,
+                   GeglBuffer          *source,
+                   const PixelLayout   *layout,
+                   const GeglRectangle *area,
+                   bm3d_params         *params,
+                   const Bm3dValues    *vals,
+                   GimpRunMode          run_mode,
+                   GError             **error)
+{
+  GeglBuffer    *shadow = gimp_drawable_get_shadow_buffer (drawable_id);
+  ProgressState  progress = { 0.0, 0.0, 0.0 };
+  GeglRectangle  strip = *area;
+  gint           rows = strip_rows ();
+  gint           end = area->y + area->height;
+  gboolean       ok = TRUE;
+
+  params->progress = progress_update;
+  params->progress_data = &progress;
+
+  for (strip.y = area->y; ok && strip.y < end; strip.y += rows)
+    {
+      bm3d_image    out;
+      const gfloat *core_start;
+
+      strip.height = MIN (rows, end - strip.y);
+      progress.base = (gdouble) (strip.y - area->y) / area->height;
+      progress.share = (gdouble) strip.height / area->height;
+
+      ok = denoise_area (source, layout, &strip, params, vals, run_mode,
+                         &out, &core_start, error);
+      if (ok)
+        {
+          gegl_buffer_set (shadow, &strip, 0, layout->format, core_start,
+                           out.stride * sizeof (gfloat));
+          /* Send the strip to GIMP now rather than keep it here.  */
+          gegl_buffer_flush (shadow);
+          g_free (out.data);
+        }
+    }
+  g_object_unref (shadow);
+
+  if (! ok)
+    {
+      gimp_drawable_free_shadow (drawable_id);
+      return FALSE;
+    }
+
+  /* One undo step, blended through the selection mask.  */
+  gimp_drawable_merge_shadow (drawable_id, TRUE);
+  gimp_drawable_update (drawable_id, area->x, area->y,
+                        area->width, area->height);
+  return TRUE;
+}
+
+/* Denoises the selected part of the drawable, or, with a preview, the
+ * part the preview shows in one piece: the same denoise_area (), so
+ * the preview tells the truth.  */
+static gboolean
+denoise_drawable (gint32             drawable_id,
+                  const Bm3dValues  *vals,
+                  GimpPreview       *preview,
+                  GimpRunMode        run_mode,
+                  GError           **error)
+{
+  PixelLayout    layout;
+  GeglRectangle  area;
+  GeglBuffer    *source;
+  bm3d_params    params;
+  bm3d_image     out;
+  const gfloat  *core_start;
+  gboolean       ok;
+
+  if (! area_to_denoise (drawable_id, preview, &area))
+    return TRUE;
+
+  pixel_layout_for (drawable_id, &layout);
+  bm3d_params_init (&params);
+  params.sigma = (float) vals->sigma;
+  params.mode = (bm3d_mode) vals->mode;
+  params.backend = (bm3d_backend) vals->backend;
+  source = gimp_drawable_get_buffer (drawable_id);
 
   if (preview)
-    draw_to_preview (preview, &layout, core_start, rowstride, &core);
+    {
+      ok = denoise_area (source, &layout, &area, &params, vals, run_mode,
+                         &out, &core_start, error);
+      if (ok)
+        {
+          draw_to_preview (preview, &layout, core_start,
+                           out.stride * sizeof (gfloat), &area);
+          g_free (out.data);
+        }
+    }
   else
-    write_to_drawable (drawable_id, &layout, core_start, rowstride, &core);
+    ok = denoise_in_strips (drawable_id, source, &layout, &area, &params,
+                            vals, run_mode, error);
 
-  g_free (out.data);
-  return TRUE;
+  g_object_unref (source);
+  return ok;
 }
 
 static gchar *

@@ -4,6 +4,7 @@
 # folder of its own first; see tests/gimp-lib.sh.
 GIMP_TESTS = \
 	tests/gimp-procedure.sh \
+	tests/gimp-strips.sh \
 	tests/gimp-arguments.sh \
 	tests/gimp-batch.sh \
 	tests/gimp-dialog.sh
