@@ -12,15 +12,20 @@
  * Kruliš 2017:
  *
  *   block_match      a warp per reference patch; the block's references
- *                    share one search window in shared memory; each lane
- *                    slides down a candidate column so one loaded row
- *                    serves eight candidates; distances come from
+ *                    share one search window in shared memory; each pair
+ *                    of lanes slides down a candidate column, one lane
+ *                    with the reference's left half, one with its right
+ *                    half, so one loaded row serves eight candidates and
+ *                    few registers leave room for more warps (latency,
+ *                    not arithmetic, bounds this step); distances come from
  *                    |P|^2 + |Q|^2 - 2 P.Q with the norms precomputed
  *                    (patch_norms); the best N are kept as a warp-wide
  *                    sorted list of 64-bit keys (distance bits | raster
  *                    index), so ties break by raster index as on the CPU;
- *                    candidates enter it one by one, or sorted and merged
- *                    in when many arrive at once.
+ *                    a candidate farther than the list's N-th best (or
+ *                    tau) is dropped with one compare, the others wait in
+ *                    a per-warp buffer in shared memory until 32 of them
+ *                    can be sorted and merged into the list at once.
  *   collaborative_filter_hard / _wiener
  *                    a warp per 3D group: gather, 2D transform, Haar
  *                    transform across the group, threshold or Wiener
@@ -56,14 +61,20 @@
 #define WIENER_WARPS          4
 #define WIENER_BLOCKS_PER_SM  4
 
-/* Block matching: references (warps) per block.  */
-#define MATCH_WARPS  8
+/* Block matching: references (warps) per block, and blocks an SM
+ * should hold (which bounds the registers per thread, as above): the
+ * step waits on shared-memory loads and shuffles, so more warps help.  */
+#define MATCH_WARPS          8
+#define MATCH_BLOCKS_PER_SM  3
 
-/* Candidates that may enter a reference's list at once from which on
- * they are sorted and merged into it together rather than inserted one
- * by one: an insertion is a chain of dependent shuffles, a merge costs
- * about as much as eight of them but has all the warp's lanes busy.  */
-#define MATCH_MERGE_MIN 8
+/* Columns of the reference patch a lane holds: half of them, the lane
+ * next to it has the other half.  */
+#define MATCH_HALF (BM3D_PATCH / 2)
+
+/* Keys a warp's buffer of candidates waiting to enter its list holds:
+ * it is merged into the list once it has a warp's worth (32), and a
+ * round of candidates (16) adds at most 16 more, so 64 always fit.  */
+#define MATCH_PENDING 64
 
 /* Pixels are centred before matching: |P|^2 + |Q|^2 - 2 P.Q then cancels
  * four times less precision than on the raw 0..255 scale.  */
@@ -192,10 +203,40 @@ merge_sorted (uint64_t list, uint64_t sorted, int lane)
   return key;
 }
 
-__global__ void __launch_bounds__ (MATCH_WARPS * 32)
+/* Merges the first (up to) 32 keys of the warp's buffer `pend` into the
+ * list and moves the rest to the front of the buffer.  */
+__device__ __forceinline__ uint64_t
+merge_pending (uint64_t list, uint64_t *pend, int &pending, int lane)
+{
+  __syncwarp ();
+  const uint64_t key = lane < pending ? pend[lane] : ~(uint64_t) 0;
+  const bool moves = lane + 32 < pending;
+  const uint64_t rest = moves ? pend[lane + 32] : 0;
+
+  __syncwarp ();
+  if (moves)
+    pend[lane] = rest;
+  __syncwarp ();
+  pending = max (pending - 32, 0);
+  return merge_sorted (list, sort_keys (key, lane), lane);
+}
+
+/* The largest distance a candidate may have to enter the list: tau while
+ * the list has fewer than N members, else its N-th key's distance (ties
+ * pass, their raster index decides in the merge).  */
+__device__ __forceinline__ float
+entry_bound (uint64_t list, int group_max, float tau)
+{
+  const uint64_t worst = __shfl_sync (FULL_MASK, list, group_max - 1);
+
+  return worst == ~(uint64_t) 0 ? tau
+         : fminf (tau, __uint_as_float ((uint32_t) (worst >> 32)));
+}
+
+__global__ void __launch_bounds__ (MATCH_WARPS * 32, MATCH_BLOCKS_PER_SM)
 block_match (match_args a)
 {
-  extern __shared__ float smem[];
+  extern __shared__ __align__ (16) float smem[];
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const int ry = a.ry_begin + blockIdx.y;
@@ -211,8 +252,9 @@ block_match (match_args a)
   const int wy0 = max (0, yr - a.radius);
   const int wy1 = min (a.height - BM3D_PATCH, yr + a.radius) + BM3D_PATCH;
   const int ww = wx1 - wx0, wh = wy1 - wy0;
-  float *pix = smem;                       /* (wh + 8) rows of ww         */
-  float *nrm = smem + (wh + BM3D_PATCH) * ww;  /* (wh - 7) rows of ww     */
+  uint64_t *pend = (uint64_t *) smem + warp * MATCH_PENDING;
+  float *pix = smem + 2 * MATCH_WARPS * MATCH_PENDING; /* (wh + 8) rows of ww */
+  float *nrm = pix + (wh + BM3D_PATCH) * ww;   /* (wh - 7) rows of ww     */
 
   /* A warp per row; rows past the window are read by the last chunk of
    * candidates only for candidates that do not exist: zeros keep them
@@ -237,12 +279,14 @@ block_match (match_args a)
 
   const int xr = ref_coord (a.ax, rx);
   const int lxr = xr - wx0, lyr = yr - wy0;
-  float ref[BM3D_PATCH][BM3D_PATCH];
+  const int half = (lane & 1) * MATCH_HALF;   /* first column held */
+  const int slot = lane >> 1;                 /* candidate column of the pair */
+  float ref[BM3D_PATCH][MATCH_HALF];
 #pragma unroll
   for (int i = 0; i < BM3D_PATCH; i++)
 #pragma unroll
-    for (int j = 0; j < BM3D_PATCH; j++)
-      ref[i][j] = pix[(lyr + i) * ww + lxr + j];
+    for (int j = 0; j < MATCH_HALF; j++)
+      ref[i][j] = pix[(lyr + i) * ww + lxr + half + j];
   const float ref_norm = nrm[lyr * ww + lxr];
 
   /* Candidates of this reference: columns cx0..cx1, rows wy0..cy1.  */
@@ -256,11 +300,13 @@ block_match (match_args a)
   /* Sorted across the lanes, smallest in lane 0; the reference's key is
    * 0 and every candidate's is at least 1, so it always leads.  */
   uint64_t list = lane == 0 ? 0 : ~(uint64_t) 0;
-  uint64_t worst = ~(uint64_t) 0;   /* key in lane N-1 */
+  float bound = tau;
+  int pending = 0;                  /* keys waiting in pend */
+  const unsigned lanes_below = (1u << lane) - 1;
 
-  for (int base = 0; base < items; base += 32)
+  for (int base = 0; base < items; base += 16)
     {
-      const int t = base + lane;
+      const int t = base + slot;
       const bool active = t < items;
       const int chunk = active ? t / ncol : 0;
       const int col = active ? t - chunk * ncol : 0;
@@ -274,10 +320,10 @@ block_match (match_args a)
 #pragma unroll
       for (int y = 0; y < 15; y++)
         {
-          float v[BM3D_PATCH];
-          const float *row = pix + (ly + y) * ww + lx;
+          float v[MATCH_HALF];
+          const float *row = pix + (ly + y) * ww + lx + half;
 #pragma unroll
-          for (int j = 0; j < BM3D_PATCH; j++)
+          for (int j = 0; j < MATCH_HALF; j++)
             v[j] = row[j];
 #pragma unroll
           for (int k = 0; k < 8; k++)
@@ -285,53 +331,44 @@ block_match (match_args a)
               const int i = y - k;
               if (i >= 0 && i < BM3D_PATCH)
 #pragma unroll
-                for (int j = 0; j < BM3D_PATCH; j++)
+                for (int j = 0; j < MATCH_HALF; j++)
                   acc[k] = fmaf (ref[i][j], v[j], acc[k]);
             }
         }
+      /* Both lanes of the pair get the same whole product.  */
+#pragma unroll
+      for (int k = 0; k < 8; k++)
+        acc[k] += __shfl_xor_sync (FULL_MASK, acc[k], 1);
 
 #pragma unroll
       for (int k = 0; k < 8; k++)
         {
-          uint64_t key = ~(uint64_t) 0;
           const int cy = wy0 + ly + k;
           const int cx = cx0 + col;
+          bool keep = false;
+          float d = 0.0f;
 
-          if (active && ly + k < nrow && !(cx == xr && cy == yr))
+          if (half == 0 && active && ly + k < nrow && !(cx == xr && cy == yr))
             {
               float s = ref_norm + nrm[(ly + k) * ww + lx] - 2.0f * acc[k];
-              float d = s > 0.0f ? s * (1.0f / BM3D_PATCH_AREA) : 0.0f;
-              if (d <= tau)
-                key = ((uint64_t) __float_as_uint (d) << 32)
-                      | (uint32_t) (cy * a.width + cx + 1);
+              d = s > 0.0f ? s * (1.0f / BM3D_PATCH_AREA) : 0.0f;
+              keep = d <= bound;
             }
-          unsigned pending = __ballot_sync (FULL_MASK, key < worst);
-          if (__popc (pending) >= MATCH_MERGE_MIN)
+          const unsigned mask = __ballot_sync (FULL_MASK, keep);
+          if (keep)
+            pend[pending + __popc (mask & lanes_below)]
+              = ((uint64_t) __float_as_uint (d) << 32)
+                | (uint32_t) (cy * a.width + cx + 1);
+          pending += __popc (mask);
+          if (pending >= 32)
             {
-              list = merge_sorted (list, sort_keys (key < worst ? key
-                                                    : ~(uint64_t) 0, lane),
-                                   lane);
-              worst = __shfl_sync (FULL_MASK, list, a.group_max - 1);
-              pending = 0;
-            }
-          while (pending)
-            {
-              const int src = __ffs (pending) - 1;
-              pending &= pending - 1;
-              const uint64_t cand = __shfl_sync (FULL_MASK, key, src);
-              if (cand < worst)
-                {
-                  const int pos = __popc (__ballot_sync (FULL_MASK, list < cand));
-                  const uint64_t up = __shfl_up_sync (FULL_MASK, list, 1);
-                  if (lane > pos)
-                    list = up;
-                  else if (lane == pos)
-                    list = cand;
-                  worst = __shfl_sync (FULL_MASK, list, a.group_max - 1);
-                }
+              list = merge_pending (list, pend, pending, lane);
+              bound = entry_bound (list, a.group_max, tau);
             }
         }
     }
+  if (pending > 0)
+    list = merge_pending (list, pend, pending, lane);
 
   const int found = __popc (__ballot_sync (FULL_MASK, list != ~(uint64_t) 0));
   int m = 1;
@@ -1319,7 +1356,8 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
 
   int mw = pp->step * (MATCH_WARPS - 1) + 2 * radius + BM3D_PATCH;
   int mh = 2 * radius + BM3D_PATCH;
-  size_t match_smem = sizeof (float) * (size_t) mw * (2 * mh + 1);
+  size_t match_smem = sizeof (float) * (size_t) mw * (2 * mh + 1)
+                      + sizeof (uint64_t) * MATCH_WARPS * MATCH_PENDING;
   BM3D_CUDA_CHECK (job, cudaFuncSetAttribute (block_match,
                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               (int) match_smem));
