@@ -16,8 +16,11 @@
  *                    of lanes slides down a candidate column, one lane
  *                    with the reference's left half, one with its right
  *                    half, so one loaded row serves eight candidates and
- *                    few registers leave room for more warps (latency,
- *                    not arithmetic, bounds this step); distances come from
+ *                    few registers leave room for more warps; each lane
+ *                    of the pair then screens four of the eight, so no
+ *                    lane idles through the per-candidate bookkeeping,
+ *                    which costs about as many instructions as the
+ *                    products themselves would otherwise; distances come from
  *                    |P|^2 + |Q|^2 - 2 P.Q with the norms precomputed
  *                    (patch_norms); the best N are kept as a warp-wide
  *                    sorted list of 64-bit keys (distance bits | raster
@@ -71,9 +74,13 @@
  * next to it has the other half.  */
 #define MATCH_HALF (BM3D_PATCH / 2)
 
+/* Candidates of a chunk of 8 rows each lane of a pair screens.  */
+#define MATCH_OWN (8 / 2)
+
 /* Keys a warp's buffer of candidates waiting to enter its list holds:
  * it is merged into the list once it has a warp's worth (32), and a
- * round of candidates (16) adds at most 16 more, so 64 always fit.  */
+ * round of candidates (one per lane) adds at most 32 more to the 31 it
+ * may hold, so 64 always fit.  */
 #define MATCH_PENDING 64
 
 /* Pixels are centred before matching: |P|^2 + |Q|^2 - 2 P.Q then cancels
@@ -281,6 +288,7 @@ block_match (match_args a)
   const int lxr = xr - wx0, lyr = yr - wy0;
   const int half = (lane & 1) * MATCH_HALF;   /* first column held */
   const int slot = lane >> 1;                 /* candidate column of the pair */
+  const int own = (lane & 1) * MATCH_OWN;     /* first candidate row finished */
   float ref[BM3D_PATCH][MATCH_HALF];
 #pragma unroll
   for (int i = 0; i < BM3D_PATCH; i++)
@@ -294,7 +302,7 @@ block_match (match_args a)
   const int ncol = min (a.width - BM3D_PATCH, xr + a.radius) - cx0 + 1;
   const int nrow = wh - BM3D_PATCH + 1;
   const int nchunk = (nrow + 7) / 8;
-  const int items = ncol * nchunk;
+  const int items = ncol * nchunk;              /* rounds: warp-uniform */
   const float tau = a.tau;
 
   /* Sorted across the lanes, smallest in lane 0; the reference's key is
@@ -304,14 +312,16 @@ block_match (match_args a)
   int pending = 0;                  /* keys waiting in pend */
   const unsigned lanes_below = (1u << lane) - 1;
 
+  /* This lane's candidate: chunk (8 rows) and column, stepped by 16
+   * items a round without a division.  */
+  int chunk = slot / ncol;
+  int col = slot - chunk * ncol;
+
   for (int base = 0; base < items; base += 16)
     {
-      const int t = base + slot;
-      const bool active = t < items;
-      const int chunk = active ? t / ncol : 0;
-      const int col = active ? t - chunk * ncol : 0;
-      const int lx = cx0 - wx0 + col;
-      const int ly = chunk * 8;
+      const bool active = chunk < nchunk;
+      const int lx = cx0 - wx0 + (active ? col : 0);
+      const int ly = (active ? chunk : 0) * 8;
       float acc[8];
 
 #pragma unroll
@@ -335,22 +345,33 @@ block_match (match_args a)
                   acc[k] = fmaf (ref[i][j], v[j], acc[k]);
             }
         }
-      /* Both lanes of the pair get the same whole product.  */
+      /* Each lane of the pair finishes half of the chunk's candidates
+       * (the left-half lane rows 0..3, the other rows 4..7), so all 32
+       * lanes share the screening below instead of 16: it gets each
+       * partial sum it lacks from the other lane (the sums are the same
+       * as adding both lanes' whole lists).  */
+      float dot[MATCH_OWN];
 #pragma unroll
-      for (int k = 0; k < 8; k++)
-        acc[k] += __shfl_xor_sync (FULL_MASK, acc[k], 1);
-
-#pragma unroll
-      for (int k = 0; k < 8; k++)
+      for (int k = 0; k < MATCH_OWN; k++)
         {
-          const int cy = wy0 + ly + k;
-          const int cx = cx0 + col;
+          const float give = own == 0 ? acc[k + MATCH_OWN] : acc[k];
+          const float mine = own == 0 ? acc[k] : acc[k + MATCH_OWN];
+
+          dot[k] = mine + __shfl_xor_sync (FULL_MASK, give, 1);
+        }
+
+      const int cx = cx0 + col;
+#pragma unroll
+      for (int k = 0; k < MATCH_OWN; k++)
+        {
+          const int ky = ly + own + k;
+          const int cy = wy0 + ky;
           bool keep = false;
           float d = 0.0f;
 
-          if (half == 0 && active && ly + k < nrow && !(cx == xr && cy == yr))
+          if (active && ky < nrow && !(cx == xr && cy == yr))
             {
-              float s = ref_norm + nrm[(ly + k) * ww + lx] - 2.0f * acc[k];
+              float s = ref_norm + nrm[ky * ww + lx] - 2.0f * dot[k];
               d = s > 0.0f ? s * (1.0f / BM3D_PATCH_AREA) : 0.0f;
               keep = d <= bound;
             }
@@ -365,6 +386,13 @@ block_match (match_args a)
               list = merge_pending (list, pend, pending, lane);
               bound = entry_bound (list, a.group_max, tau);
             }
+        }
+
+      col += 16;
+      while (col >= ncol)
+        {
+          col -= ncol;
+          chunk++;
         }
     }
   if (pending > 0)
