@@ -79,11 +79,16 @@ typedef struct
   void               *progress_data;
 } bm3d_params;
 
+/* Why backend "auto" ran on the CPU (bm3d_report.fell_back).  */
+#define BM3D_FALLBACK_NONE         0
+#define BM3D_FALLBACK_UNAVAILABLE  1   /* no usable GPU, or no CUDA build   */
+#define BM3D_FALLBACK_FAILED       2   /* CUDA started and failed: redone   */
+
 /* What a call did, for messages and benchmarks.  */
 typedef struct
 {
   bm3d_backend  backend_used;     /* CPU or CUDA                            */
-  int           fell_back;        /* CUDA was wanted (auto) but failed      */
+  int           fell_back;        /* auto ran on the CPU: one of below      */
   double        seconds_total;
   double        seconds_phase[2]; /* hard-threshold, Wiener (summed tiles)  */
   size_t        peak_host_bytes;  /* engine allocations, high-water mark    */

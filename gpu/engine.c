@@ -501,8 +501,16 @@ denoise_bm3d (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
           bm3d_job_message (job, "CUDA backend unavailable: %s", why);
           return BM3D_ERR_BACKEND_UNAVAILABLE;
         }
-      /* Automatic: the CPU is the normal choice without a GPU; no notice.  */
-      return run_backend (in, out, job, BM3D_BACKEND_CPU);
+      /* Automatic: say once why the work ran on the CPU, so a user who
+       * expected the GPU learns what is missing.  */
+      status = run_backend (in, out, job, BM3D_BACKEND_CPU);
+      if (status == BM3D_OK)
+        {
+          job->report->fell_back = BM3D_FALLBACK_UNAVAILABLE;
+          bm3d_job_message (job, "CUDA unavailable (%s); denoised on the CPU",
+                            why);
+        }
+      return status;
     }
 
   status = run_backend (in, out, job, BM3D_BACKEND_CUDA);
@@ -513,7 +521,7 @@ denoise_bm3d (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
       memcpy (cuda_message, job->report->message, sizeof cuda_message);
       job->report->seconds_phase[0] = job->report->seconds_phase[1] = 0.0;
       status = run_backend (in, out, job, BM3D_BACKEND_CPU);
-      job->report->fell_back = 1;
+      job->report->fell_back = BM3D_FALLBACK_FAILED;
       if (status == BM3D_OK)
         bm3d_job_message (job, "CUDA failed (%s); denoised on the CPU instead",
                           cuda_message);

@@ -396,7 +396,9 @@ engine_error_message (bm3d_status        status,
 }
 
 /* The engine falling back from CUDA to the CPU is worth one notice per
- * run, not one per preview update.  */
+ * run, not one per preview update.  A dialog box only when the GPU was
+ * tried and failed: a machine without one is told on stderr, not
+ * interrupted on every run.  */
 static void
 note_fall_back (const bm3d_report *report,
                 GimpRunMode        run_mode)
@@ -407,7 +409,8 @@ note_fall_back (const bm3d_report *report,
     return;
   noted = TRUE;
 
-  if (run_mode == GIMP_RUN_NONINTERACTIVE)
+  if (run_mode == GIMP_RUN_NONINTERACTIVE
+      || report->fell_back != BM3D_FALLBACK_FAILED)
     g_printerr ("%s: %s\n", PLUG_IN_PROC, report->message);
   else
     g_message (_("The GPU could not be used, so the CPU did the work "

@@ -411,6 +411,27 @@ check_invalid (void)
   params.threads = 0;
   tap_ok (bm3d_denoise (&in.img, &out.img, &params, NULL) == BM3D_OK,
           "valid call without a report succeeds");
+
+  /* Automatic without a usable GPU: the CPU does the work and says so.  */
+  if (!bm3d_cuda_available (NULL, 0))
+    {
+      params.backend = BM3D_BACKEND_AUTO;
+      tap_ok (bm3d_denoise (&in.img, &out.img, &params, &report) == BM3D_OK
+              && report.backend_used == BM3D_BACKEND_CPU
+              && report.fell_back == BM3D_FALLBACK_UNAVAILABLE
+              && strstr (report.message, "on the CPU"),
+              "auto without CUDA: CPU, with the notice \"%s\"",
+              report.message);
+      params.backend = BM3D_BACKEND_CUDA;
+      tap_ok (bm3d_denoise (&in.img, &out.img, &params, &report)
+              == BM3D_ERR_BACKEND_UNAVAILABLE && report.message[0],
+              "cuda without CUDA refused: %s", report.message);
+    }
+  else
+    {
+      tap_ok (1, "# SKIP a usable CUDA device exists");
+      tap_ok (1, "# SKIP a usable CUDA device exists");
+    }
   free (in.buffer);
   free (out.buffer);
   free (small.buffer);

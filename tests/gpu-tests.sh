@@ -181,8 +181,9 @@ fi
 in=$tmp/camera-25-noisy.pfm
 if CUDA_VISIBLE_DEVICES= "$denoise" --backend auto --verbose "$in" \
      "$tmp/fallback.pfm" 2>"$tmp/fallback-auto.log" \
-   && grep -q "backend cpu" "$tmp/fallback-auto.log"; then
-  ok "no visible device, backend auto: denoised on the CPU"
+   && grep -q "backend cpu" "$tmp/fallback-auto.log" \
+   && grep -q "CUDA unavailable.*denoised on the CPU" "$tmp/fallback-auto.log"; then
+  ok "no visible device, backend auto: denoised on the CPU, and says so"
 else
   not_ok "no visible device, backend auto: denoised on the CPU"
 fi
