@@ -30,6 +30,7 @@
 
 #include "bm3d.h"
 #include "image_io.h"
+#include "util.h"
 
 #define MAX_LIST 16
 
@@ -51,39 +52,6 @@ typedef struct
 } options;
 
 /* ---- images ----------------------------------------------------------- */
-
-static uint64_t
-splitmix64 (uint64_t *state)
-{
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-static double
-uniform (uint64_t *state)
-{
-  return ((splitmix64 (state) >> 11) + 1.0) * (1.0 / 9007199254740992.0);
-}
-
-/* White Gaussian noise (Box-Muller), unclipped.  */
-static void
-add_noise (float *v, size_t n, double sigma, uint64_t seed)
-{
-  uint64_t state = seed;
-
-  for (size_t i = 0; i < n; i += 2)
-    {
-      double r = sqrt (-2.0 * log (uniform (&state)));
-      double t = 2.0 * M_PI * uniform (&state);
-
-      v[i] += (float) (sigma * r * cos (t));
-      if (i + 1 < n)
-        v[i + 1] += (float) (sigma * r * sin (t));
-    }
-}
 
 /* A clean test picture with what BM3D cares about: flat areas, smooth
  * gradients, straight and curved edges, and repeated texture at several
@@ -118,28 +86,42 @@ synth_image (float *data, int w, int h, int channels)
       }
 }
 
+static int
+clamp_index (int i, int n)
+{
+  return i < 0 ? 0 : i >= n ? n - 1 : i;
+}
+
+/* Along one axis, target sample `i` of `n` falls between source samples
+ * *i0 and *i1 of `src_n` (pixel centres aligned, edges repeated), at the
+ * fraction *f from *i0.  */
+static void
+source_neighbours (int i, int n, int src_n, int *i0, int *i1, double *f)
+{
+  double s = (i + 0.5) * src_n / n - 0.5;
+  int k = (int) floor (s);
+
+  *f = s - k;
+  *i0 = clamp_index (k, src_n);
+  *i1 = clamp_index (k + 1, src_n);
+}
+
 /* Bilinear resampling of `src` (colour channels only) to w x h.  */
 static void
 resample (const Image *src, float *data, int w, int h, int channels)
 {
   for (int y = 0; y < h; y++)
     {
-      double sy = (y + 0.5) * src->height / h - 0.5;
-      int y0 = (int) floor (sy);
-      double fy = sy - y0;
-      int y1 = y0 + 1;
+      int y0, y1;
+      double fy;
 
-      y0 = y0 < 0 ? 0 : y0 >= src->height ? src->height - 1 : y0;
-      y1 = y1 < 0 ? 0 : y1 >= src->height ? src->height - 1 : y1;
+      source_neighbours (y, h, src->height, &y0, &y1, &fy);
       for (int x = 0; x < w; x++)
         {
-          double sx = (x + 0.5) * src->width / w - 0.5;
-          int x0 = (int) floor (sx);
-          double fx = sx - x0;
-          int x1 = x0 + 1;
+          int x0, x1;
+          double fx;
 
-          x0 = x0 < 0 ? 0 : x0 >= src->width ? src->width - 1 : x0;
-          x1 = x1 < 0 ? 0 : x1 >= src->width ? src->width - 1 : x1;
+          source_neighbours (x, w, src->width, &x0, &x1, &fx);
           for (int c = 0; c < channels; c++)
             {
               /* Gray sources feed every channel of an RGB target.  */
@@ -180,9 +162,7 @@ psnr (const float *a, const float *b, size_t n, int clip, double *maxdiff)
     }
   if (maxdiff)
     *maxdiff = mx;
-  if (sum == 0.0)
-    return INFINITY;
-  return 10.0 * log10 (255.0 * 255.0 / (sum / n));
+  return psnr_of_squared_error (sum, n);
 }
 
 /* ---- actions ---------------------------------------------------------- */
@@ -228,7 +208,7 @@ run_diff (const char *pa, const char *pb)
         printf ("psnr inf max_abs_diff 0\n");
       else
         printf ("psnr %.4f max_abs_diff %.6g\n",
-                10.0 * log10 (255.0 * 255.0 / (sum / (n * colour))), mx);
+                psnr_of_squared_error (sum, n * colour), mx);
       status = 0;
     }
   image_free (&a);
@@ -382,7 +362,7 @@ run_bench (const options *opt)
         else
           synth_image (clean, w, h, ch);
         memcpy (noisy, clean, n * sizeof (float));
-        add_noise (noisy, n, opt->sigma, opt->seed);
+        add_gaussian_noise (noisy, n, opt->sigma, opt->seed);
         for (int b = 0; b < opt->n_backends; b++)
           {
             char why[200];

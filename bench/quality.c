@@ -22,42 +22,7 @@
 
 #include "bm3d.h"
 #include "image_io.h"
-
-/* SplitMix64: a small generator whose stream is fixed by its seed on
- * every platform, so noisy inputs are reproducible.  */
-static uint64_t
-next_u64 (uint64_t *state)
-{
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-static double
-next_uniform (uint64_t *state)
-{
-  /* (0, 1]: never 0, so the logarithm below is finite.  */
-  return ((next_u64 (state) >> 11) + 1.0) * (1.0 / 9007199254740992.0);
-}
-
-/* Box-Muller: standard normal deviates, two per pair of uniforms.  */
-static void
-add_noise (float *v, size_t n, double sigma, uint64_t seed)
-{
-  uint64_t state = seed;
-
-  for (size_t i = 0; i < n; i += 2)
-    {
-      double r = sqrt (-2.0 * log (next_uniform (&state)));
-      double a = 2.0 * M_PI * next_uniform (&state);
-
-      v[i] += (float) (sigma * r * cos (a));
-      if (i + 1 < n)
-        v[i + 1] += (float) (sigma * r * sin (a));
-    }
-}
+#include "util.h"
 
 static double
 psnr (const Image *clean, const float *out, int colour)
@@ -76,7 +41,7 @@ psnr (const Image *clean, const float *out, int colour)
         se += d * d;
         count++;
       }
-  return 10.0 * log10 (255.0 * 255.0 / (se / count));
+  return psnr_of_squared_error (se, count);
 }
 
 static const char *
@@ -176,9 +141,9 @@ main (int argc, char **argv)
         }
       memcpy (noisy.data, clean.data, n * sizeof (float));
       /* One stream per image and sigma: the same noisy input every run.  */
-      add_noise (noisy.data, n, params.sigma,
-                 seed * 1000003u + (uint64_t) (params.sigma * 100.0f)
-                 + name_hash (base_name (argv[i])));
+      add_gaussian_noise (noisy.data, n, params.sigma,
+                          seed * 1000003u + (uint64_t) (params.sigma * 100.0f)
+                          + name_hash (base_name (argv[i])));
       if (save_dir)
         {
           char path[4096];
@@ -188,13 +153,8 @@ main (int argc, char **argv)
             fprintf (stderr, "%s\n", error);
         }
 
-      in_img.width = out_img.width = clean.width;
-      in_img.height = out_img.height = clean.height;
-      in_img.channels = out_img.channels = clean.channels;
-      in_img.has_alpha = out_img.has_alpha = clean.has_alpha;
-      in_img.stride = out_img.stride = (size_t) clean.width * clean.channels;
-      in_img.data = noisy.data;
-      out_img.data = out.data;
+      in_img = engine_view (&noisy);
+      out_img = engine_view (&out);
       status = bm3d_denoise (&in_img, &out_img, &params, &report);
       if (status != BM3D_OK)
         {

@@ -14,6 +14,7 @@
 
 #include "bm3d.h"
 #include "image_io.h"
+#include "util.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -447,10 +448,7 @@ image_psnr (const Image *a, const Image *b, double *psnr)
           sum += d * d;
         }
     }
-  if (sum == 0.0)
-    *psnr = INFINITY;
-  else
-    *psnr = 10.0 * log10 (255.0 * 255.0 / (sum / (pixels * colour)));
+  *psnr = psnr_of_squared_error (sum, pixels * colour);
   return 0;
 }
 
@@ -514,16 +512,6 @@ typedef struct
 {
   uint64_t s[4];
 } Rng;
-
-static uint64_t
-splitmix64 (uint64_t *state)
-{
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 static uint64_t
 rotl (uint64_t x, int k)
@@ -705,20 +693,6 @@ run_add_noise (const Options *opt, int convert_only)
   return status;
 }
 
-static bm3d_image
-engine_view (const Image *img)
-{
-  bm3d_image view;
-
-  view.width = img->width;
-  view.height = img->height;
-  view.channels = img->channels;
-  view.has_alpha = img->has_alpha;
-  view.stride = (size_t) img->width * img->channels;
-  view.data = img->data;
-  return view;
-}
-
 static int
 read_reference (const Options *opt, const Image *in, Image *ref)
 {
@@ -786,7 +760,11 @@ run_denoise (const Options *opt)
                                        : bm3d_status_string (status));
       goto done;
     }
-  if (report.fell_back && report.message[0])
+  /* A GPU that failed is news; a machine without one is told only on
+   * request, so scripts on CPU-only machines stay quiet.  */
+  if (report.message[0]
+      && (report.fell_back == BM3D_FALLBACK_FAILED
+          || (report.fell_back && opt->verbose)))
     message ("%s", report.message);
 
   t_write = now_seconds ();

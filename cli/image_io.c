@@ -268,6 +268,75 @@ close_output (const char *path, FILE *fp, int failed, char *error,
   return 0;
 }
 
+/* ---- rows of samples -------------------------------------------------- */
+
+/* A row buffer of the Netpbm and PFM readers and writers.  */
+static void *
+alloc_row (const char *path, size_t bytes, char *error, size_t error_len)
+{
+  void *row = malloc (bytes);
+
+  if (!row)
+    set_error (error, error_len, "%s: out of memory", path);
+  return row;
+}
+
+/* Netpbm and PNG store 16-bit samples big-endian.  */
+static unsigned
+get_sample (const unsigned char *row, size_t i, int bytes)
+{
+  return bytes == 2 ? (unsigned) row[2 * i] << 8 | row[2 * i + 1] : row[i];
+}
+
+static unsigned char *
+put_sample (unsigned char *p, unsigned s, int bytes)
+{
+  if (bytes == 2)
+    *p++ = (unsigned char) (s >> 8);
+  *p++ = (unsigned char) s;
+  return p;
+}
+
+/* The Netpbm and PFM writers store 1 or 3 colour channels, a row at a
+ * time: checks the channel count, then returns a row buffer of
+ * `row_bytes` and the created file in *fp, or NULL with the error set.  */
+static void *
+open_row_output (const char *path, int colour, size_t row_bytes, FILE **fp,
+                 char *error, size_t error_len)
+{
+  void *row;
+
+  if (colour != 1 && colour != 3)
+    {
+      set_error (error, error_len, "%s: cannot store %d colour channels",
+                 path, colour);
+      return NULL;
+    }
+  row = alloc_row (path, row_bytes, error, error_len);
+  if (!row)
+    return NULL;
+  *fp = open_output (path, error, error_len);
+  if (!*fp)
+    {
+      free (row);
+      return NULL;
+    }
+  return row;
+}
+
+/* The end of those writers: frees the row and closes the file, which
+ * is removed when a write failed.  */
+static int
+close_row_output (const char *path, FILE *fp, void *row, int failed,
+                  char *error, size_t error_len)
+{
+  free (row);
+  if (failed)
+    set_error (error, error_len, "%s: write failed: %s", path,
+               strerror (errno));
+  return close_output (path, fp, failed, error, error_len);
+}
+
 /* ---- Netpbm (P5, P6) and PFM headers ---------------------------------- */
 
 static int
@@ -355,13 +424,11 @@ read_pnm_data (const char *path, FILE *fp, Image *img, unsigned maxval,
 {
   int bytes = maxval > 255 ? 2 : 1;
   size_t row_values = (size_t) img->width * img->channels;
-  unsigned char *row = malloc (row_values * bytes);
+  unsigned char *row = alloc_row (path, row_values * bytes, error,
+                                  error_len);
 
   if (!row)
-    {
-      set_error (error, error_len, "%s: out of memory", path);
-      return -1;
-    }
+    return -1;
   for (int y = 0; y < img->height; y++)
     {
       float *dst = img->data + (size_t) y * row_values;
@@ -375,8 +442,7 @@ read_pnm_data (const char *path, FILE *fp, Image *img, unsigned maxval,
         }
       for (size_t i = 0; i < row_values; i++)
         {
-          unsigned s = bytes == 2 ? (unsigned) row[2 * i] << 8 | row[2 * i + 1]
-                                  : row[i];
+          unsigned s = get_sample (row, i, bytes);
 
           if (s > maxval)
             {
@@ -456,24 +522,9 @@ write_pnm (const char *path, const Image *img, int depth, char *error,
   FILE *fp;
   int failed = 0;
 
-  if (colour != 1 && colour != 3)
-    {
-      set_error (error, error_len, "%s: cannot store %d colour channels",
-                 path, colour);
-      return -1;
-    }
-  row = malloc (row_len);
+  row = open_row_output (path, colour, row_len, &fp, error, error_len);
   if (!row)
-    {
-      set_error (error, error_len, "%s: out of memory", path);
-      return -1;
-    }
-  fp = open_output (path, error, error_len);
-  if (!fp)
-    {
-      free (row);
-      return -1;
-    }
+    return -1;
   fprintf (fp, "P%c\n%d %d\n%d\n", colour == 1 ? '5' : '6', img->width,
            img->height, depth == 16 ? 65535 : 255);
   for (int y = 0; y < img->height && !failed; y++)
@@ -483,20 +534,10 @@ write_pnm (const char *path, const Image *img, int depth, char *error,
 
       for (int x = 0; x < img->width; x++, src += img->channels)
         for (int c = 0; c < colour; c++)
-          {
-            unsigned s = to_int_sample (src[c], depth);
-
-            if (bytes == 2)
-              *p++ = (unsigned char) (s >> 8);
-            *p++ = (unsigned char) s;
-          }
+          p = put_sample (p, to_int_sample (src[c], depth), bytes);
       failed = fwrite (row, 1, row_len, fp) != row_len;
     }
-  free (row);
-  if (failed)
-    set_error (error, error_len, "%s: write failed: %s", path,
-               strerror (errno));
-  return close_output (path, fp, failed, error, error_len);
+  return close_row_output (path, fp, row, failed, error, error_len);
 }
 
 /* ---- PFM ------------------------------------------------------------- */
@@ -530,13 +571,10 @@ read_pfm_data (const char *path, FILE *fp, Image *img, int little,
                char *error, size_t error_len)
 {
   size_t row_values = (size_t) img->width * img->channels;
-  unsigned char *row = malloc (row_values * 4);
+  unsigned char *row = alloc_row (path, row_values * 4, error, error_len);
 
   if (!row)
-    {
-      set_error (error, error_len, "%s: out of memory", path);
-      return -1;
-    }
+    return -1;
   /* The format stores the bottom row first.  */
   for (int y = img->height - 1; y >= 0; y--)
     {
@@ -622,24 +660,10 @@ write_pfm (const char *path, const Image *img, char *error,
   FILE *fp;
   int failed = 0;
 
-  if (colour != 1 && colour != 3)
-    {
-      set_error (error, error_len, "%s: cannot store %d colour channels",
-                 path, colour);
-      return -1;
-    }
-  row = malloc (row_values * sizeof (float));
+  row = open_row_output (path, colour, row_values * sizeof (float), &fp,
+                         error, error_len);
   if (!row)
-    {
-      set_error (error, error_len, "%s: out of memory", path);
-      return -1;
-    }
-  fp = open_output (path, error, error_len);
-  if (!fp)
-    {
-      free (row);
-      return -1;
-    }
+    return -1;
   /* Native byte order, announced by the sign of the scale.  */
   fprintf (fp, "P%c\n%d %d\n%s\n", colour == 1 ? 'f' : 'F', img->width,
            img->height, host_is_little_endian () ? "-1.0" : "1.0");
@@ -653,11 +677,7 @@ write_pfm (const char *path, const Image *img, char *error,
           *p++ = (float) (src[c] / 255.0);
       failed = fwrite (row, sizeof (float), row_values, fp) != row_values;
     }
-  free (row);
-  if (failed)
-    set_error (error, error_len, "%s: write failed: %s", path,
-               strerror (errno));
-  return close_output (path, fp, failed, error, error_len);
+  return close_row_output (path, fp, row, failed, error, error_len);
 }
 
 /* ---- PNG ------------------------------------------------------------- */
@@ -711,12 +731,7 @@ png_fill_image (PngContext *ctx, Image *img, int depth)
       float *dst = img->data + (size_t) y * row_values;
 
       for (size_t i = 0; i < row_values; i++)
-        {
-          unsigned s = depth == 16 ? (unsigned) src[2 * i] << 8 | src[2 * i + 1]
-                                   : src[i];
-
-          dst[i] = from_int_sample (s, maxval);
-        }
+        dst[i] = from_int_sample (get_sample (src, i, depth / 8), maxval);
     }
 }
 
@@ -844,13 +859,7 @@ png_write_pixels (PngContext *ctx, FILE *fp, const Image *img, int depth)
       unsigned char *p = ctx->pixels;
 
       for (size_t i = 0; i < row_values; i++)
-        {
-          unsigned s = to_int_sample (src[i], depth);
-
-          if (bytes == 2)
-            *p++ = (unsigned char) (s >> 8);
-          *p++ = (unsigned char) s;
-        }
+        p = put_sample (p, to_int_sample (src[i], depth), bytes);
       png_write_row (ctx->png, ctx->pixels);
     }
   png_write_end (ctx->png, NULL);

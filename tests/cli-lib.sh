@@ -119,6 +119,20 @@ generate_images ()
   python3 "$IMAGES" generate "$work"
 }
 
+# For the scripts that check images: skips the whole script without
+# python3, else writes the test images into $work and makes $work/out
+# for the results.
+prepare_images ()
+{
+  if ! has_python; then
+    echo "1..0 # SKIP python3 is needed to write and check the test images"
+    exit 0
+  fi
+  generate_images \
+    || { echo "Bail out! cannot generate the test images"; exit 1; }
+  mkdir "$work/out"
+}
+
 finish ()
 {
   echo "1..$tests_run"

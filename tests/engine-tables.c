@@ -89,6 +89,32 @@ check_transform (bm3d_transform_kind kind, const char *name)
   }
 }
 
+/* A transform of n values is orthonormal when the transforms of the n
+ * unit vectors have unit norm and are orthogonal to each other.  */
+static int
+is_orthonormal (void (*transform) (float *v, int n, int stride), int n)
+{
+  float m[BM3D_GROUP_MAX][BM3D_GROUP_MAX];
+
+  for (int i = 0; i < n; i++)
+    {
+      for (int j = 0; j < n; j++)
+        m[i][j] = i == j;
+      transform (m[i], n, 1);
+    }
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      {
+        double s = 0.0;
+
+        for (int k = 0; k < n; k++)
+          s += (double) m[i][k] * m[j][k];
+        if (fabs (s - (i == j)) > 1e-6)
+          return 0;
+      }
+  return 1;
+}
+
 static void
 check_wht (void)
 {
@@ -97,26 +123,8 @@ check_wht (void)
 
   for (int n = 1; n <= BM3D_GROUP_MAX; n *= 2)
     {
-      /* Orthonormal: the transform of each unit vector has unit norm
-       * and is orthogonal to the others.  */
-      float m[BM3D_GROUP_MAX][BM3D_GROUP_MAX];
-
-      for (int i = 0; i < n; i++)
-        {
-          for (int j = 0; j < n; j++)
-            m[i][j] = i == j;
-          bm3d_wht (m[i], n, 1);
-        }
-      for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++)
-          {
-            double s = 0.0;
-
-            for (int k = 0; k < n; k++)
-              s += (double) m[i][k] * m[j][k];
-            if (fabs (s - (i == j)) > 1e-6)
-              ok_ortho = 0;
-          }
+      if (!is_orthonormal (bm3d_wht, n))
+        ok_ortho = 0;
 
       /* Self-inverse, and the stride is honoured.  */
       {
@@ -155,25 +163,10 @@ check_haar (void)
 
   for (int n = 1; n <= BM3D_GROUP_MAX; n *= 2)
     {
-      float m[BM3D_GROUP_MAX][BM3D_GROUP_MAX];
       float v[BM3D_GROUP_MAX], w[BM3D_GROUP_MAX * 2];
 
-      for (int i = 0; i < n; i++)
-        {
-          for (int j = 0; j < n; j++)
-            m[i][j] = i == j;
-          bm3d_haar (m[i], n, 1);
-        }
-      for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++)
-          {
-            double s = 0.0;
-
-            for (int k = 0; k < n; k++)
-              s += (double) m[i][k] * m[j][k];
-            if (fabs (s - (i == j)) > 1e-6)
-              ok_ortho = 0;
-          }
+      if (!is_orthonormal (bm3d_haar, n))
+        ok_ortho = 0;
       for (int i = 0; i < n; i++)
         {
           v[i] = (float) (rng_uniform (&rng) * 255.0);

@@ -1,0 +1,36 @@
+/* BM3D Denoise — small helpers shared by the command line and the
+ * benchmarks: a portable random generator, synthetic noise, PSNR and the
+ * engine's view of an image.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.  */
+#ifndef BM3D_UTIL_H
+#define BM3D_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bm3d.h"
+#include "image_io.h"
+
+/* SplitMix64: fixed integer arithmetic, so a seed gives the same stream
+ * on every platform.  */
+uint64_t   splitmix64            (uint64_t *state);
+
+/* Adds white Gaussian noise of deviation `sigma` to `n` values, unclipped:
+ * Box-Muller on SplitMix64 uniforms, the stream fixed by `seed`.  */
+void       add_gaussian_noise    (float *v, size_t n, double sigma,
+                                  uint64_t seed);
+
+/* PSNR (peak 255) of `samples` differences whose squares add up to
+ * `squared_error`; infinite when there is no error.  */
+double     psnr_of_squared_error (double squared_error, size_t samples);
+
+/* `img` as the engine sees it: no copy.  */
+bm3d_image engine_view           (const Image *img);
+
+#endif /* BM3D_UTIL_H */
