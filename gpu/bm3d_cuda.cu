@@ -601,47 +601,33 @@ warp_sum (float v)
   return v;
 }
 
-/* Load the m patches at (px[p], py[p]) of `plane` into `buf` (and of
- * `plane2` into `buf2` when given).  Eight loads per plane are issued
- * before any is stored, so their latencies overlap.  */
+/* Load the m patches at (px[p], py[p]) of `plane` into `buf`.  A warp
+ * load takes the same row of four patches, eight lanes a row: with
+ * patches PATCH_PITCH apart the four rows then start 8 banks apart, so
+ * the stores hit 32 distinct banks (four rows of one patch would not).
+ * A lane issues its eight loads before any store, so their latencies
+ * overlap.  */
 __device__ __forceinline__ void
-gather (float *buf, const float *__restrict__ plane,
-        float *buf2, const float *__restrict__ plane2, int width,
+gather (float *buf, const float *__restrict__ plane, int width,
         const int *px, const int *py, int m, int lane)
 {
-  const int total = m * BM3D_PATCH_AREA;
+  const int j = lane & (BM3D_PATCH - 1);
 
-  for (int base = 0; base < total; base += 32 * 8)
+  for (int base = 0; base < m; base += 4)
     {
-      float v[8], w[8];
-      int src[8];
+      const int p = base + (lane >> 3);
+      const bool in = p < m;
+      const int q = min (p, m - 1);
+      const float *src = plane + (size_t) py[q] * width + px[q] + j;
+      float v[BM3D_PATCH];
 
 #pragma unroll
-      for (int k = 0; k < 8; k++)
-        {
-          const int e = base + lane + 32 * k;
-          const int p = min (e >> 6, m - 1), i = (e >> 3) & 7, j = e & 7;
-          src[k] = (py[p] + i) * width + px[p] + j;
-        }
+      for (int i = 0; i < BM3D_PATCH; i++)
+        v[i] = in ? __ldg (src + (size_t) i * width) : 0.0f;
+      if (in)
 #pragma unroll
-      for (int k = 0; k < 8; k++)
-        {
-          const bool in = base + lane + 32 * k < total;
-          v[k] = in ? __ldg (plane + src[k]) : 0.0f;
-          w[k] = in && plane2 ? __ldg (plane2 + src[k]) : 0.0f;
-        }
-#pragma unroll
-      for (int k = 0; k < 8; k++)
-        {
-          const int e = base + lane + 32 * k;
-          const int o = (e >> 6) * PATCH_PITCH + ((e >> 3) & 7) * ROW_PITCH + (e & 7);
-          if (e < total)
-            {
-              buf[o] = v[k];
-              if (plane2)
-                buf2[o] = w[k];
-            }
-        }
+        for (int i = 0; i < BM3D_PATCH; i++)
+          buf[p * PATCH_PITCH + i * ROW_PITCH + j] = v[i];
     }
 }
 
@@ -681,7 +667,7 @@ wiener_group (float *buf, const float *__restrict__ noisy, int width,
         }
     }
   __syncwarp ();
-  gather (buf, noisy, NULL, NULL, width, px, py, N, lane);
+  gather (buf, noisy, width, px, py, N, lane);
   __syncwarp ();
   transform_2d<2, 3> (buf, N, lane, false);
 #pragma unroll
@@ -826,7 +812,7 @@ collaborative_filter (const filter_args &a)
       float *est;
       if (!WIENER)
         {
-          gather (buf, a.noisy[c], NULL, NULL, a.width, px, py, m, lane);
+          gather (buf, a.noisy[c], a.width, px, py, m, lane);
           __syncwarp ();
           transform_2d<0, 1> (buf, m, lane, false);
           const float thr = a.lambda * sigma;
@@ -851,7 +837,7 @@ collaborative_filter (const filter_args &a)
           const float *z = a.noisy[c];
           float wsum;
 
-          gather (buf, a.basic[c], NULL, NULL, a.width, px, py, m, lane);
+          gather (buf, a.basic[c], a.width, px, py, m, lane);
           __syncwarp ();
           transform_2d<2, 3> (buf, m, lane, false);
           switch (m)
