@@ -1614,22 +1614,27 @@ denoise_tile (const bm3d_planes *noisy, bm3d_planes *out, bm3d_job *job)
   return BM3D_OK;
 }
 
-extern "C" bm3d_status
-bm3d_cuda_tile (const bm3d_planes *noisy, bm3d_planes *out, bm3d_job *job)
+/* Every entry point holds the lock for the whole call (one stream, one
+ * workspace) and first makes sure a device is there.  */
+static bm3d_status
+device_enter (bm3d_job *job)
 {
-  bm3d_status status;
-
   pthread_mutex_lock (&g_lock);
-  if (!cuda_probe ())
+  if (cuda_probe ())
+    return BM3D_OK;
+  bm3d_job_message (job, "CUDA backend unavailable: %s", g_cuda.why);
+  pthread_mutex_unlock (&g_lock);
+  return BM3D_ERR_BACKEND_UNAVAILABLE;
+}
+
+/* After a failure, leave the stream idle and the error state clear for
+ * the next call; then release the lock.  */
+static bm3d_status
+device_leave (bm3d_status status)
+{
+  if (status != BM3D_OK && status != BM3D_ERR_NOT_IMPLEMENTED
+      && g_cuda.state == 1)
     {
-      bm3d_job_message (job, "CUDA backend unavailable: %s", g_cuda.why);
-      pthread_mutex_unlock (&g_lock);
-      return BM3D_ERR_BACKEND_UNAVAILABLE;
-    }
-  status = denoise_tile (noisy, out, job);
-  if (status != BM3D_OK && g_cuda.state == 1)
-    {
-      /* Leave the stream idle for the next call whatever happened.  */
       (void) cudaStreamSynchronize (g_cuda.stream);
       (void) cudaGetLastError ();
     }
@@ -1637,28 +1642,17 @@ bm3d_cuda_tile (const bm3d_planes *noisy, bm3d_planes *out, bm3d_job *job)
   return status;
 }
 
-/* ---- whole images ------------------------------------------------------ */
-
-/* Read rectangle and core of tile (ix, iy), as the host tiler has them.  */
-typedef struct
+extern "C" bm3d_status
+bm3d_cuda_tile (const bm3d_planes *noisy, bm3d_planes *out, bm3d_job *job)
 {
-  int x0, y0, x1, y1;
-  int cx0, cy0, cx1, cy1;
-} image_tile;
+  bm3d_status status = device_enter (job);
 
-static void
-image_tile_for (int width, int height, int side, int ix, int iy,
-                image_tile *t)
-{
-  t->cx0 = ix * side;
-  t->cy0 = iy * side;
-  t->cx1 = t->cx0 + side < width ? t->cx0 + side : width;
-  t->cy1 = t->cy0 + side < height ? t->cy0 + side : height;
-  t->x0 = t->cx0 - BM3D_TILE_MARGIN > 0 ? t->cx0 - BM3D_TILE_MARGIN : 0;
-  t->y0 = t->cy0 - BM3D_TILE_MARGIN > 0 ? t->cy0 - BM3D_TILE_MARGIN : 0;
-  t->x1 = t->cx1 + BM3D_TILE_MARGIN < width ? t->cx1 + BM3D_TILE_MARGIN : width;
-  t->y1 = t->cy1 + BM3D_TILE_MARGIN < height ? t->cy1 + BM3D_TILE_MARGIN : height;
+  if (status != BM3D_OK)
+    return status;
+  return device_leave (denoise_tile (noisy, out, job));
 }
+
+/* ---- whole images ------------------------------------------------------ */
 
 static bm3d_status
 denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
@@ -1715,13 +1709,13 @@ denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
   for (int iy = 0; iy < tiles_y; iy++)
     for (int ix = 0; ix < tiles_x; ix++)
       {
-        image_tile t;
+        bm3d_tile_rect t;
         float *const *result;
         colour_forward_args cf;
         colour_inverse_args ci;
         int tw, th;
 
-        image_tile_for (W, H, side, ix, iy, &t);
+        bm3d_tile_rect_for (W, H, side, ix, iy, &t);
         tw = t.x1 - t.x0;
         th = t.y1 - t.y0;
         job->tile_share = (double) (t.cx1 - t.cx0) * (t.cy1 - t.cy0)
@@ -1787,22 +1781,9 @@ denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
 extern "C" bm3d_status
 bm3d_cuda_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
 {
-  bm3d_status status;
+  bm3d_status status = device_enter (job);
 
-  pthread_mutex_lock (&g_lock);
-  if (!cuda_probe ())
-    {
-      bm3d_job_message (job, "CUDA backend unavailable: %s", g_cuda.why);
-      pthread_mutex_unlock (&g_lock);
-      return BM3D_ERR_BACKEND_UNAVAILABLE;
-    }
-  status = denoise_image (in, out, job);
-  if (status != BM3D_OK && status != BM3D_ERR_NOT_IMPLEMENTED
-      && g_cuda.state == 1)
-    {
-      (void) cudaStreamSynchronize (g_cuda.stream);
-      (void) cudaGetLastError ();
-    }
-  pthread_mutex_unlock (&g_lock);
-  return status;
+  if (status != BM3D_OK)
+    return status;
+  return device_leave (denoise_image (in, out, job));
 }

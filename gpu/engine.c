@@ -237,25 +237,20 @@ mirror (int i, int n)
   return i < n ? i : period - 1 - i;
 }
 
-typedef struct
-{
-  int x0, y0, x1, y1;   /* read rectangle, may exceed a tiny image       */
-  int cx0, cy0, cx1, cy1;  /* core rectangle written back, inside image */
-} tile_rect;
-
-static void
-tile_rect_for (const bm3d_image *in, int side, int ix, int iy, tile_rect *t)
+void
+bm3d_tile_rect_for (int width, int height, int side, int ix, int iy,
+                    bm3d_tile_rect *t)
 {
   t->cx0 = ix * side;
   t->cy0 = iy * side;
-  t->cx1 = t->cx0 + side < in->width ? t->cx0 + side : in->width;
-  t->cy1 = t->cy0 + side < in->height ? t->cy0 + side : in->height;
+  t->cx1 = t->cx0 + side < width ? t->cx0 + side : width;
+  t->cy1 = t->cy0 + side < height ? t->cy0 + side : height;
   t->x0 = t->cx0 - BM3D_TILE_MARGIN > 0 ? t->cx0 - BM3D_TILE_MARGIN : 0;
   t->y0 = t->cy0 - BM3D_TILE_MARGIN > 0 ? t->cy0 - BM3D_TILE_MARGIN : 0;
-  t->x1 = t->cx1 + BM3D_TILE_MARGIN < in->width
-          ? t->cx1 + BM3D_TILE_MARGIN : in->width;
-  t->y1 = t->cy1 + BM3D_TILE_MARGIN < in->height
-          ? t->cy1 + BM3D_TILE_MARGIN : in->height;
+  t->x1 = t->cx1 + BM3D_TILE_MARGIN < width
+          ? t->cx1 + BM3D_TILE_MARGIN : width;
+  t->y1 = t->cy1 + BM3D_TILE_MARGIN < height
+          ? t->cy1 + BM3D_TILE_MARGIN : height;
   /* A tile narrower than a patch can only come from a tiny image.  */
   if (t->x1 - t->x0 < BM3D_PATCH)
     t->x1 = t->x0 + BM3D_PATCH;
@@ -265,7 +260,7 @@ tile_rect_for (const bm3d_image *in, int side, int ix, int iy, tile_rect *t)
 
 /* Colour-transform the tile's read rectangle of `in` into planes.  */
 static void
-extract_tile (const bm3d_image *in, const tile_rect *t, bm3d_planes *p)
+extract_tile (const bm3d_image *in, const bm3d_tile_rect *t, bm3d_planes *p)
 {
   int colour = p->channels;
 
@@ -291,7 +286,7 @@ extract_tile (const bm3d_image *in, const tile_rect *t, bm3d_planes *p)
 
 /* Copy the tile's core from `p` into the whole-image planes `dst`.  */
 static void
-store_tile_core (const bm3d_planes *p, const tile_rect *t, float **dst,
+store_tile_core (const bm3d_planes *p, const bm3d_tile_rect *t, float **dst,
                  int width)
 {
   for (int c = 0; c < p->channels; c++)
@@ -395,10 +390,10 @@ bm3d_run_tiled (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
     for (int ix = 0; ix < tiles_x && status == BM3D_OK; ix++)
       {
         bm3d_planes noisy = { 0 }, denoised = { 0 };
-        tile_rect t;
+        bm3d_tile_rect t;
         size_t n;
 
-        tile_rect_for (in, side, ix, iy, &t);
+        bm3d_tile_rect_for (in->width, in->height, side, ix, iy, &t);
         noisy.width = denoised.width = t.x1 - t.x0;
         noisy.height = denoised.height = t.y1 - t.y0;
         noisy.channels = denoised.channels = colour;

@@ -83,6 +83,18 @@ int         bm3d_cuda_tile_side (const bm3d_job *job);
  * grid aligned across tiles.  */
 #define BM3D_TILE_MARGIN 48
 
+/* One tile of the plan every tiled path shares: the read rectangle
+ * (core plus overlap, clipped to the image, widened to a patch only for
+ * images smaller than one) and the core written back.  */
+typedef struct
+{
+  int x0, y0, x1, y1;
+  int cx0, cy0, cx1, cy1;
+} bm3d_tile_rect;
+
+void        bm3d_tile_rect_for (int width, int height, int side,
+                                int ix, int iy, bm3d_tile_rect *t);
+
 /* Run `func` over the image tile by tile (colour transform, overlap,
  * mirroring of images smaller than a patch), writing `out` only when
  * every tile succeeded.  */
