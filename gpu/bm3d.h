@@ -41,6 +41,13 @@ typedef enum
   BM3D_MODE_ISOLINE = 3     /* PI-PD isoline filter                     */
 } bm3d_mode;
 
+/* The isoline filter's two variants (Perrot et al.).  */
+typedef enum
+{
+  BM3D_ISOLINE_HYBRID = 0,  /* edge detector picks mean, half-plane or PI-PD */
+  BM3D_ISOLINE_PIPD = 1     /* poly-isoline with partial directions alone    */
+} bm3d_isoline_variant;
+
 typedef enum
 {
   BM3D_BACKEND_AUTO = 0,    /* CUDA when a usable device exists, else CPU */
@@ -69,6 +76,37 @@ typedef struct
  * only.  */
 typedef int (*bm3d_progress_func) (double fraction, void *user_data);
 
+/* Expert settings of each mode.  A field left 0 takes the default the
+ * mode derives from sigma, so bm3d_params_init () gives the published
+ * parameters; bm3d_denoise () refuses values outside the ranges given.  */
+typedef struct
+{
+  int    search;            /* search window side, odd, 9..75            */
+  int    group_max_hard;    /* largest group, phase 1: 1, 2, 4 .. 32      */
+  int    group_max_wiener;  /* largest group, phase 2: 1, 2, 4 .. 32      */
+  int    step;              /* reference patch spacing, 1..8 (both phases) */
+  float  lambda_3d;         /* hard threshold in multiples of sigma, 1..5 */
+  float  chroma_scale;      /* chroma planes' sigma multiplier, 0.25..4   */
+} bm3d_bm3d_options;
+
+typedef struct
+{
+  int    patch;             /* patch side, odd, 1..15                     */
+  int    search;            /* search window side, odd, 3..71             */
+  float  h;                 /* filtering parameter (0..255 scale), > 0    */
+  int    gaussian;          /* non-zero: Gaussian-weighted patch distance */
+} bm3d_nlm_options;
+
+typedef struct
+{
+  bm3d_isoline_variant variant;
+  int    length_max;        /* n: most pixels on an isoline, 2..64        */
+  int    segment;           /* l: pixels of a segment, 2..16              */
+  float  t_max;             /* GLRT threshold for lengthening, > 0        */
+  float  t2_max;            /* hybrid's edge-detector threshold, > 0      */
+  int    thicken;           /* non-zero: thicken isolines                 */
+} bm3d_isoline_options;
+
 typedef struct
 {
   float               sigma;     /* noise standard deviation, 0..255 scale */
@@ -77,6 +115,10 @@ typedef struct
   int                 threads;   /* CPU threads; 0 = all cores            */
   bm3d_progress_func  progress;  /* may be NULL                           */
   void               *progress_data;
+  int                 device;    /* CUDA device ordinal, 0 = the first    */
+  bm3d_bm3d_options     bm3d;    /* modes bm3d and bm3d-fast              */
+  bm3d_nlm_options      nlm;
+  bm3d_isoline_options  isoline;
 } bm3d_params;
 
 /* Why backend "auto" ran on the CPU (bm3d_report.fell_back).  */
@@ -107,6 +149,15 @@ bm3d_status  bm3d_denoise       (const bm3d_image  *in,
                                  const bm3d_params *params,
                                  bm3d_report       *report);
 
+/* Estimate the standard deviation (0..255 scale) of additive white
+ * Gaussian noise in `in` (on the luminance the engine matches on, for
+ * colour).  Uses params->backend, ->threads and ->device; sigma and the
+ * mode are ignored.  On success *sigma holds the estimate.  */
+bm3d_status  bm3d_estimate_sigma (const bm3d_image  *in,
+                                  const bm3d_params *params,
+                                  float             *sigma,
+                                  bm3d_report       *report);
+
 /* A short, fixed English description of a status.  */
 const char  *bm3d_status_string (bm3d_status status);
 
@@ -116,11 +167,19 @@ const char  *bm3d_mode_name     (bm3d_mode mode);
 const char  *bm3d_backend_name  (bm3d_backend backend);
 int          bm3d_mode_parse    (const char *name);
 int          bm3d_backend_parse (const char *name);
+const char  *bm3d_isoline_variant_name  (bm3d_isoline_variant variant);
+int          bm3d_isoline_variant_parse (const char *name);
 
 /* Non-zero when the CUDA backend was built in and a usable device
  * exists.  When it returns 0 and `why` is non-NULL, a one-line reason is
  * written there.  Cheap after the first call.  */
 int          bm3d_cuda_available (char *why, size_t why_len);
+
+/* CUDA devices this process can use (0 without CUDA), and the name of
+ * device `device` ("NVIDIA H100 80GB HBM3").  The name function returns
+ * 0 and writes the reason when that device is not usable.  */
+int          bm3d_cuda_device_count (void);
+int          bm3d_cuda_device_name  (int device, char *name, size_t name_len);
 
 /* Sigma range accepted by bm3d_denoise ().  */
 #define BM3D_SIGMA_MIN_EXCLUSIVE  0.0f

@@ -44,13 +44,12 @@
 #include <cuda_runtime.h>
 
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "engine.h"
-#include "cuda_check.cuh"
+#include "cuda_device.cuh"
 
 /* Patches in shared memory: rows 9 floats apart and patches 72 apart, so
  * a warp's row, column and per-coefficient accesses hit distinct banks.  */
@@ -89,9 +88,6 @@
 
 /* References per batch (about): bounds the match lists' memory.  */
 #define BATCH_REFS   (1 << 17)
-
-/* Device memory the backend may hold beyond the CUDA context.  */
-#define DEVICE_BUDGET ((size_t) 512 << 20)
 
 #define FULL_MASK 0xffffffffu
 
@@ -906,85 +902,7 @@ aggregate (aggregate_args a)
       }
 }
 
-/* ---- whole images: colour transform on the device ------------------ */
-
-/* Rows of bm3d_colour_fwd and bm3d_colour_inv.  */
-__constant__ float c_colour[2][3][3];
-
-typedef struct
-{
-  const float *src;                  /* tile, interleaved, `channels`   */
-  float       *plane[BM3D_MAX_CHANNELS];
-  size_t       count;
-  int          channels;             /* values per pixel (alpha too)    */
-  int          colour;               /* 1 or 3                          */
-} colour_forward_args;
-
-/* Interleaved pixels to planes, rounding exactly as the host's
- * transform does (no fused multiply-add).  */
-__global__ void
-colour_forward (colour_forward_args a)
-{
-  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < a.count;
-       i += (size_t) gridDim.x * blockDim.x)
-    {
-      const float *px = a.src + i * a.channels;
-
-      if (a.colour == 1)
-        a.plane[0][i] = px[0];
-      else
-#pragma unroll
-        for (int c = 0; c < 3; c++)
-          a.plane[c][i] = __fadd_rn (__fadd_rn (__fmul_rn (c_colour[0][c][0], px[0]),
-                                                __fmul_rn (c_colour[0][c][1], px[1])),
-                                     __fmul_rn (c_colour[0][c][2], px[2]));
-    }
-}
-
-typedef struct
-{
-  const float *plane[BM3D_MAX_CHANNELS];  /* result planes of the tile  */
-  const float *src;                  /* the tile's input (for alpha)    */
-  float       *dst;                  /* whole image, interleaved        */
-  int          tile_width;
-  int          ox, oy;               /* core's offset inside the tile   */
-  int          core_w, core_h;
-  int          gx, gy;               /* core's offset inside the image  */
-  int          width;                /* image width                     */
-  int          channels, colour;
-} colour_inverse_args;
-
-/* The tile's core back to interleaved pixels of the image; alpha is
- * copied bit for bit from the input.  */
-__global__ void
-colour_inverse (colour_inverse_args a)
-{
-  const size_t count = (size_t) a.core_w * a.core_h;
-
-  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < count;
-       i += (size_t) gridDim.x * blockDim.x)
-    {
-      const int y = (int) (i / a.core_w), x = (int) (i - (size_t) y * a.core_w);
-      const size_t t = (size_t) (a.oy + y) * a.tile_width + a.ox + x;
-      float *px = a.dst + ((size_t) (a.gy + y) * a.width + a.gx + x) * a.channels;
-
-      if (a.colour == 1)
-        px[0] = a.plane[0][t];
-      else
-        {
-          const float p0 = a.plane[0][t], p1 = a.plane[1][t], p2 = a.plane[2][t];
-#pragma unroll
-          for (int c = 0; c < 3; c++)
-            px[c] = __fadd_rn (__fadd_rn (__fmul_rn (c_colour[1][c][0], p0),
-                                          __fmul_rn (c_colour[1][c][1], p1)),
-                               __fmul_rn (c_colour[1][c][2], p2));
-        }
-      if (a.channels > a.colour)
-        px[a.colour] = a.src[t * a.channels + a.colour];
-    }
-}
-
-/* ---- host side: device state -------------------------------------- */
+/* ---- host side ---------------------------------------------------- */
 
 typedef struct
 {
@@ -993,188 +911,6 @@ typedef struct
   size_t        smem;      /* dynamic shared bytes      */
 } filter_config;
 
-typedef struct
-{
-  int            state;            /* 0 unknown, -1 unusable, 1 usable  */
-  char           why[200];
-  int            device;
-  int            sm_count;
-  int            smem_optin;
-  cudaStream_t   stream;
-  cudaEvent_t    ev[4];
-  cudaEvent_t    batch_done[2];
-  void          *workspace;
-  size_t         workspace_bytes;
-  int            tables_for;       /* profile key of the constant tables */
-} cuda_state;
-
-static cuda_state      g_cuda;
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Faults after which the context cannot be trusted again.  */
-static int
-error_is_sticky (cudaError_t e)
-{
-  switch (e)
-    {
-    case cudaErrorIllegalAddress:
-    case cudaErrorLaunchFailure:
-    case cudaErrorLaunchTimeout:
-    case cudaErrorHardwareStackError:
-    case cudaErrorIllegalInstruction:
-    case cudaErrorMisalignedAddress:
-    case cudaErrorInvalidAddressSpace:
-    case cudaErrorInvalidPc:
-    case cudaErrorAssert:
-    case cudaErrorECCUncorrectable:
-    case cudaErrorDevicesUnavailable:
-    case cudaErrorUnknown:
-      return 1;
-    default:
-      return 0;
-    }
-}
-
-bm3d_status
-bm3d_cuda_fail (bm3d_job *job, cudaError_t error, const char *what)
-{
-  bm3d_status status;
-
-  (void) cudaGetLastError ();   /* clear an error that is not sticky */
-  switch (error)
-    {
-    case cudaErrorMemoryAllocation:
-      status = BM3D_ERR_OUT_OF_MEMORY;
-      break;
-    case cudaErrorNoDevice:
-    case cudaErrorInsufficientDriver:
-    case cudaErrorNoKernelImageForDevice:
-    case cudaErrorInvalidDevice:
-    case cudaErrorDevicesUnavailable:
-    case cudaErrorSystemDriverMismatch:
-    case cudaErrorCompatNotSupportedOnDevice:
-      status = BM3D_ERR_BACKEND_UNAVAILABLE;
-      break;
-    default:
-      status = BM3D_ERR_BACKEND_FAILED;
-      break;
-    }
-  if (job)
-    bm3d_job_message (job, "CUDA error in %s: %s", what,
-                      cudaGetErrorString (error));
-  if (error_is_sticky (error) || status == BM3D_ERR_BACKEND_UNAVAILABLE)
-    {
-      /* The device is gone for this process: later calls fall back at
-       * once instead of failing again.  */
-      g_cuda.state = -1;
-      snprintf (g_cuda.why, sizeof g_cuda.why, "an earlier CUDA error: %s",
-                cudaGetErrorString (error));
-      g_cuda.workspace = NULL;
-      g_cuda.workspace_bytes = 0;
-    }
-  return status;
-}
-
-static void
-set_why (const char *what, cudaError_t e)
-{
-  g_cuda.state = -1;
-  if (e == cudaErrorNoDevice)
-    snprintf (g_cuda.why, sizeof g_cuda.why, "no CUDA device found");
-  else if (e == cudaErrorInsufficientDriver)
-    {
-      int driver = 0;
-
-      (void) cudaDriverGetVersion (&driver);
-      if (driver == 0)
-        snprintf (g_cuda.why, sizeof g_cuda.why, "no NVIDIA driver found");
-      else
-        snprintf (g_cuda.why, sizeof g_cuda.why,
-                  "the NVIDIA driver (CUDA %d.%d) is older than this "
-                  "build's CUDA %d.%d runtime", driver / 1000,
-                  driver % 1000 / 10, CUDART_VERSION / 1000,
-                  CUDART_VERSION % 1000 / 10);
-    }
-  else
-    snprintf (g_cuda.why, sizeof g_cuda.why, "%s: %s", what,
-              cudaGetErrorString (e));
-}
-
-/* Find and initialise the device; called with the lock held.  */
-static int
-cuda_probe (void)
-{
-  cudaError_t e;
-  cudaFuncAttributes attr;
-  cudaDeviceProp prop;
-  int count = 0;
-
-  if (g_cuda.state != 0)
-    return g_cuda.state > 0;
-
-  e = cudaGetDeviceCount (&count);
-  if (e != cudaSuccess || count < 1)
-    {
-      set_why ("cudaGetDeviceCount", e == cudaSuccess ? cudaErrorNoDevice : e);
-      return 0;
-    }
-  g_cuda.device = 0;
-  if ((e = cudaSetDevice (g_cuda.device)) != cudaSuccess
-      || (e = cudaGetDeviceProperties (&prop, g_cuda.device)) != cudaSuccess)
-    {
-      set_why ("cudaSetDevice", e);
-      return 0;
-    }
-  /* Is there code for this device in the fat binary?  */
-  e = cudaFuncGetAttributes (&attr, block_match);
-  if (e != cudaSuccess)
-    {
-      snprintf (g_cuda.why, sizeof g_cuda.why,
-                "no code for %.64s (compute capability %d.%d): %s", prop.name,
-                prop.major, prop.minor, cudaGetErrorString (e));
-      g_cuda.state = -1;
-      return 0;
-    }
-  g_cuda.sm_count = prop.multiProcessorCount;
-  if ((e = cudaDeviceGetAttribute (&g_cuda.smem_optin,
-                                   cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                                   g_cuda.device)) != cudaSuccess
-      || (e = cudaStreamCreateWithFlags (&g_cuda.stream,
-                                         cudaStreamNonBlocking)) != cudaSuccess)
-    {
-      set_why ("device set-up", e);
-      return 0;
-    }
-  for (int i = 0; i < 4; i++)
-    if ((e = cudaEventCreate (&g_cuda.ev[i])) != cudaSuccess)
-      {
-        set_why ("cudaEventCreate", e);
-        return 0;
-      }
-  for (int i = 0; i < 2; i++)
-    if ((e = cudaEventCreateWithFlags (&g_cuda.batch_done[i],
-                                       cudaEventDisableTiming)) != cudaSuccess)
-      {
-        set_why ("cudaEventCreate", e);
-        return 0;
-      }
-  g_cuda.tables_for = -1;
-  g_cuda.state = 1;
-  return 1;
-}
-
-extern "C" int
-bm3d_cuda_available (char *why, size_t why_len)
-{
-  int ok;
-
-  pthread_mutex_lock (&g_lock);
-  ok = cuda_probe ();
-  if (!ok && why && why_len)
-    snprintf (why, why_len, "%s", g_cuda.why);
-  pthread_mutex_unlock (&g_lock);
-  return ok;
-}
 
 /* ---- host side: sizes ------------------------------------------------- */
 
@@ -1204,28 +940,16 @@ list_bytes (int batch_rows, int nx)
 extern "C" int
 bm3d_cuda_tile_side (const bm3d_job *job)
 {
-  size_t free_b = 0, total_b = 0, budget = DEVICE_BUDGET;
+  size_t budget = bm3d_cuda_budget_for (job);
   size_t lists, pixels;
   int side;
-
-  pthread_mutex_lock (&g_lock);
-  if (cuda_probe () && cudaMemGetInfo (&free_b, &total_b) == cudaSuccess)
-    {
-      /* Memory the backend already holds counts as free for it.  */
-      free_b += g_cuda.workspace_bytes;
-      if (free_b / 10 * 8 < budget)
-        budget = free_b / 10 * 8;
-    }
-  else
-    (void) cudaGetLastError ();
-  pthread_mutex_unlock (&g_lock);
 
   /* Lists: at most about BATCH_REFS references plus one block row.  */
   lists = (size_t) (BATCH_REFS + 16 * 4096) * (BM3D_GROUP_MAX + 1) * sizeof (int);
   if (budget < lists + ((size_t) 64 << 20))
     return 3 * BM3D_PATCH * 8;
   pixels = (budget - lists) / plane_bytes_per_pixel (job->channels);
-  side = (int) sqrt ((double) pixels) - 2 * BM3D_TILE_MARGIN;
+  side = (int) sqrt ((double) pixels) - 2 * job->margin;
   if (side > 4096)
     side = 4096;
   if (side < 3 * BM3D_PATCH * 8)
@@ -1238,6 +962,7 @@ bm3d_cuda_tile_side (const bm3d_job *job)
 static bm3d_status
 upload_tables (bm3d_job *job)
 {
+  bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
   const bm3d_profile *pr = &job->profile;
   int key = pr->hard.transform_2d * 4 + pr->wiener.transform_2d;
   bm3d_transform_2d t[2];
@@ -1255,50 +980,17 @@ upload_tables (bm3d_job *job)
   /* The betas are part of the key through their bits.  */
   key ^= (int) (pr->hard.kaiser_beta * 1000) * 16
          ^ (int) (pr->wiener.kaiser_beta * 1000) * 65536;
-  if (key == g_cuda.tables_for)
+  if (key == dev->bm3d_tables_for)
     return BM3D_OK;
   BM3D_CUDA_CHECK (job, cudaMemcpyToSymbolAsync (c_transform, tf, sizeof tf, 0,
                                                  cudaMemcpyHostToDevice,
-                                                 g_cuda.stream));
+                                                 dev->stream));
   BM3D_CUDA_CHECK (job, cudaMemcpyToSymbolAsync (c_kaiser, kaiser,
                                                  sizeof kaiser, 0,
                                                  cudaMemcpyHostToDevice,
-                                                 g_cuda.stream));
-  {
-    float colour[2][3][3];
-
-    memcpy (colour[0], bm3d_colour_fwd, sizeof colour[0]);
-    memcpy (colour[1], bm3d_colour_inv, sizeof colour[1]);
-    BM3D_CUDA_CHECK (job, cudaMemcpyToSymbolAsync (c_colour, colour,
-                                                   sizeof colour, 0,
-                                                   cudaMemcpyHostToDevice,
-                                                   g_cuda.stream));
-  }
-  BM3D_CUDA_CHECK (job, cudaStreamSynchronize (g_cuda.stream));
-  g_cuda.tables_for = key;
-  return BM3D_OK;
-}
-
-/* Hold at least `bytes` of device memory (more only when close).  */
-static bm3d_status
-reserve_workspace (bm3d_job *job, size_t bytes)
-{
-  if (g_cuda.workspace && g_cuda.workspace_bytes >= bytes
-      && g_cuda.workspace_bytes <= bytes + bytes / 2)
-    return BM3D_OK;
-  if (g_cuda.workspace)
-    {
-      BM3D_CUDA_CHECK (job, cudaFree (g_cuda.workspace));
-      g_cuda.workspace = NULL;
-      g_cuda.workspace_bytes = 0;
-    }
-  cudaError_t e = cudaMalloc (&g_cuda.workspace, bytes);
-  if (e != cudaSuccess)
-    {
-      g_cuda.workspace = NULL;
-      return bm3d_cuda_fail (job, e, "cudaMalloc of the tile's buffers");
-    }
-  g_cuda.workspace_bytes = bytes;
+                                                 dev->stream));
+  BM3D_CUDA_CHECK (job, cudaStreamSynchronize (dev->stream));
+  dev->bm3d_tables_for = key;
   return BM3D_OK;
 }
 
@@ -1307,14 +999,13 @@ reserve_workspace (bm3d_job *job, size_t bytes)
  * shared memory is short.  */
 template <bool WIENER>
 static filter_config
-filter_config_for (int radius, int step, size_t refs)
+filter_config_for (const bm3d_cuda_device *dev)
 {
   typedef filter_layout<WIENER> L;
   static const int warps_try[] = { WIENER ? WIENER_WARPS : HARD_WARPS, 4, 2, 1 };
   static const int rect_try[] = { 4, 4, 4, 2 };
   filter_config f = { 1, 1, 0 };
 
-  (void) refs;
   for (int i = 0; i < 4; i++)
     {
       size_t bytes = sizeof (float) * (size_t) warps_try[i] * L::warp_floats
@@ -1323,7 +1014,7 @@ filter_config_for (int radius, int step, size_t refs)
       f.warps = warps_try[i];
       f.rect = rect_try[i];
       f.smem = bytes;
-      if (bytes <= (size_t) g_cuda.smem_optin)
+      if (bytes <= (size_t) dev->smem_optin)
         break;
     }
   return f;
@@ -1357,14 +1048,14 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
   const ref_axis ay = ref_axis_for (tb->height, pp->step);
   const int radius = pp->search / 2;
   float *const *match_plane = wiener ? tb->basic : tb->noisy;
-  const size_t refs = (size_t) ax.n * ay.n * tb->channels;
-  filter_config fc = wiener ? filter_config_for<true> (radius, pp->step, refs)
-                            : filter_config_for<false> (radius, pp->step, refs);
+  bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
+  filter_config fc = wiener ? filter_config_for<true> (dev)
+                            : filter_config_for<false> (dev);
   match_args ma;
   filter_args fa;
   dim3 nb ((tb->width + 31) / 32, (tb->height + 7) / 8);
 
-  patch_norms<<<nb, dim3 (32, 8), 0, g_cuda.stream>>> (match_plane[0], tb->width,
+  patch_norms<<<nb, dim3 (32, 8), 0, dev->stream>>> (match_plane[0], tb->width,
                                                        tb->height, tb->norms);
   BM3D_CUDA_CHECK_LAUNCH (job, "patch_norms");
 
@@ -1428,30 +1119,30 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
       ma.ry_begin = fa.ry_begin = ry;
       ma.ry_end = fa.ry_end = ry_end;
       block_match<<<dim3 ((ax.n + MATCH_WARPS - 1) / MATCH_WARPS, ry_end - ry),
-                    MATCH_WARPS * 32, match_smem, g_cuda.stream>>> (ma);
+                    MATCH_WARPS * 32, match_smem, dev->stream>>> (ma);
       BM3D_CUDA_CHECK_LAUNCH (job, "block_match");
 
       dim3 grid ((ax.n + fc.rect - 1) / fc.rect,
                  (ry_end - ry + fc.rect - 1) / fc.rect, tb->channels);
       if (wiener)
         collaborative_filter_wiener<<<grid, fc.warps * 32, fc.smem,
-                                      g_cuda.stream>>> (fa);
+                                      dev->stream>>> (fa);
       else
         collaborative_filter_hard<<<grid, fc.warps * 32, fc.smem,
-                                    g_cuda.stream>>> (fa);
+                                    dev->stream>>> (fa);
       BM3D_CUDA_CHECK_LAUNCH (job, "collaborative_filter");
 
       /* Keep one batch queued behind the one being waited for, so the
        * device never idles while the host reports progress.  */
-      BM3D_CUDA_CHECK (job, cudaEventRecord (g_cuda.batch_done[b & 1],
-                                             g_cuda.stream));
+      BM3D_CUDA_CHECK (job, cudaEventRecord (dev->batch_done[b & 1],
+                                             dev->stream));
       if (b > 0)
         {
-          BM3D_CUDA_CHECK (job, cudaEventSynchronize (g_cuda.batch_done[(b - 1) & 1]));
+          BM3D_CUDA_CHECK (job, cudaEventSynchronize (dev->batch_done[(b - 1) & 1]));
           ++*batches_done;
           if (job->tick (job, (double) *batches_done / batches_total))
             {
-              BM3D_CUDA_CHECK (job, cudaStreamSynchronize (g_cuda.stream));
+              BM3D_CUDA_CHECK (job, cudaStreamSynchronize (dev->stream));
               bm3d_job_message (job, "cancelled");
               return BM3D_ERR_CANCELLED;
             }
@@ -1470,7 +1161,7 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
     }
   ag.channels = tb->channels;
   ag.count = tb->count;
-  aggregate<<<g_cuda.sm_count * 8, 256, 0, g_cuda.stream>>> (ag);
+  aggregate<<<dev->sm_count * 8, 256, 0, dev->stream>>> (ag);
   BM3D_CUDA_CHECK_LAUNCH (job, "aggregate");
   return BM3D_OK;
 }
@@ -1495,12 +1186,11 @@ tile_buffers_reserve (int max_w, int max_h, int C, size_t extra,
           + 256;
   list_off = bytes;
   bytes += (extra + 255) & ~(size_t) 255;
-  if ((status = reserve_workspace (job, bytes)) != BM3D_OK)
+  if ((status = bm3d_cuda_reserve (job, bytes)) != BM3D_OK)
     return status;
-  if (g_cuda.workspace_bytes > job->report->peak_device_bytes)
-    job->report->peak_device_bytes = g_cuda.workspace_bytes;
 
-  float *f = (float *) g_cuda.workspace;
+  bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
+  float *f = (float *) dev->workspace;
   memset (tb, 0, sizeof *tb);
   tb->channels = C;
   tb->batch_rows = rows;
@@ -1515,7 +1205,7 @@ tile_buffers_reserve (int max_w, int max_h, int C, size_t extra,
   tb->counts = (int *) (f + off);
   tb->lists = tb->counts + ((size_t) rows * ax->n + 63) / 64 * 64;
   if (extra_ptr)
-    *extra_ptr = (char *) g_cuda.workspace + list_off;
+    *extra_ptr = (char *) dev->workspace + list_off;
   return BM3D_OK;
 }
 
@@ -1529,6 +1219,7 @@ tile_denoise (tile_buffers *tb, int width, int height, const float *sigma,
   const ref_axis ay1 = ref_axis_for (height, job->profile.hard.step);
   const ref_axis ay2 = ref_axis_for (height, job->profile.wiener.step);
   const int rows = tb->batch_rows;
+  bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
   bm3d_status status;
   int batches, done = 0;
   float ms;
@@ -1540,21 +1231,21 @@ tile_denoise (tile_buffers *tb, int width, int height, const float *sigma,
     {
       BM3D_CUDA_CHECK (job, cudaMemsetAsync (tb->num[c], 0,
                                              tb->count * sizeof (float),
-                                             g_cuda.stream));
+                                             dev->stream));
       BM3D_CUDA_CHECK (job, cudaMemsetAsync (tb->den[c], 0,
                                              tb->count * sizeof (float),
-                                             g_cuda.stream));
+                                             dev->stream));
     }
 
   batches = (ay1.n + rows - 1) / rows;
   if (job->phases > 1)
     batches += (ay2.n + rows - 1) / rows;
 
-  BM3D_CUDA_CHECK (job, cudaEventRecord (g_cuda.ev[0], g_cuda.stream));
+  BM3D_CUDA_CHECK (job, cudaEventRecord (dev->ev[0], dev->stream));
   status = run_phase (tb, 0, job, &done, batches, tb->basic, sigma);
   if (status != BM3D_OK)
     return status;
-  BM3D_CUDA_CHECK (job, cudaEventRecord (g_cuda.ev[1], g_cuda.stream));
+  BM3D_CUDA_CHECK (job, cudaEventRecord (dev->ev[1], dev->stream));
   if (job->phases > 1)
     {
       /* The noisy planes are no longer needed once phase 2's groups are
@@ -1563,15 +1254,15 @@ tile_denoise (tile_buffers *tb, int width, int height, const float *sigma,
       if (status != BM3D_OK)
         return status;
     }
-  BM3D_CUDA_CHECK (job, cudaEventRecord (g_cuda.ev[2], g_cuda.stream));
-  BM3D_CUDA_CHECK (job, cudaEventSynchronize (g_cuda.ev[2]));
+  BM3D_CUDA_CHECK (job, cudaEventRecord (dev->ev[2], dev->stream));
+  BM3D_CUDA_CHECK (job, cudaEventSynchronize (dev->ev[2]));
 
-  BM3D_CUDA_CHECK (job, cudaEventElapsedTime (&ms, g_cuda.ev[0], g_cuda.ev[1]));
+  BM3D_CUDA_CHECK (job, cudaEventElapsedTime (&ms, dev->ev[0], dev->ev[1]));
   job->report->seconds_phase[0] += ms * 1e-3;
   if (job->phases > 1)
     {
-      BM3D_CUDA_CHECK (job, cudaEventElapsedTime (&ms, g_cuda.ev[1],
-                                                  g_cuda.ev[2]));
+      BM3D_CUDA_CHECK (job, cudaEventElapsedTime (&ms, dev->ev[1],
+                                                  dev->ev[2]));
       job->report->seconds_phase[1] += ms * 1e-3;
     }
   *result = job->phases > 1 ? tb->noisy : tb->basic;
@@ -1584,6 +1275,7 @@ denoise_tile (const bm3d_planes *noisy, bm3d_planes *out, bm3d_job *job)
   tile_buffers tb;
   const int C = noisy->channels;
   const size_t count = (size_t) noisy->width * noisy->height;
+  bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
   float *const *result;
   bm3d_status status;
 
@@ -1600,7 +1292,7 @@ denoise_tile (const bm3d_planes *noisy, bm3d_planes *out, bm3d_job *job)
     BM3D_CUDA_CHECK (job, cudaMemcpyAsync (tb.noisy[c], noisy->plane[c],
                                            count * sizeof (float),
                                            cudaMemcpyHostToDevice,
-                                           g_cuda.stream));
+                                           dev->stream));
   status = tile_denoise (&tb, noisy->width, noisy->height, noisy->sigma, job,
                          &result);
   if (status != BM3D_OK)
@@ -1609,47 +1301,22 @@ denoise_tile (const bm3d_planes *noisy, bm3d_planes *out, bm3d_job *job)
     BM3D_CUDA_CHECK (job, cudaMemcpyAsync (out->plane[c], result[c],
                                            count * sizeof (float),
                                            cudaMemcpyDeviceToHost,
-                                           g_cuda.stream));
-  BM3D_CUDA_CHECK (job, cudaStreamSynchronize (g_cuda.stream));
+                                           dev->stream));
+  BM3D_CUDA_CHECK (job, cudaStreamSynchronize (dev->stream));
   return BM3D_OK;
 }
 
-/* Every entry point holds the lock for the whole call (one stream, one
- * workspace) and first makes sure a device is there.  */
-static bm3d_status
-device_enter (bm3d_job *job)
-{
-  pthread_mutex_lock (&g_lock);
-  if (cuda_probe ())
-    return BM3D_OK;
-  bm3d_job_message (job, "CUDA backend unavailable: %s", g_cuda.why);
-  pthread_mutex_unlock (&g_lock);
-  return BM3D_ERR_BACKEND_UNAVAILABLE;
-}
-
-/* After a failure, leave the stream idle and the error state clear for
- * the next call; then release the lock.  */
-static bm3d_status
-device_leave (bm3d_status status)
-{
-  if (status != BM3D_OK && status != BM3D_ERR_NOT_IMPLEMENTED
-      && g_cuda.state == 1)
-    {
-      (void) cudaStreamSynchronize (g_cuda.stream);
-      (void) cudaGetLastError ();
-    }
-  pthread_mutex_unlock (&g_lock);
-  return status;
-}
-
+/* Every entry point holds its device for the whole call (one stream,
+ * one workspace).  */
 extern "C" bm3d_status
 bm3d_cuda_tile (const bm3d_planes *noisy, bm3d_planes *out, bm3d_job *job)
 {
-  bm3d_status status = device_enter (job);
+  bm3d_cuda_device *dev;
+  bm3d_status status = bm3d_cuda_enter (job, &dev);
 
   if (status != BM3D_OK)
     return status;
-  return device_leave (denoise_tile (noisy, out, job));
+  return bm3d_cuda_leave (job, denoise_tile (noisy, out, job));
 }
 
 /* ---- whole images ------------------------------------------------------ */
@@ -1664,8 +1331,9 @@ denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
   const size_t lists = (size_t) (BATCH_REFS + 16 * 4096)
                        * (BM3D_GROUP_MAX + 1) * sizeof (int);
   const size_t per_px = plane_bytes_per_pixel (colour) + ch * sizeof (float);
-  size_t free_b = 0, total_b = 0, budget = DEVICE_BUDGET;
-  float sigma[BM3D_MAX_CHANNELS];
+  const int margin = job->margin;
+  bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
+  size_t budget;
   tile_buffers tb;
   void *extra;
   bm3d_status status;
@@ -1673,22 +1341,20 @@ denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
 
   if (W < BM3D_PATCH || H < BM3D_PATCH || (colour != 1 && colour != 3))
     return BM3D_ERR_NOT_IMPLEMENTED;
-  BM3D_CUDA_CHECK (job, cudaMemGetInfo (&free_b, &total_b));
-  free_b += g_cuda.workspace_bytes;
-  if (free_b / 10 * 8 < budget)
-    budget = free_b / 10 * 8;
+  budget = bm3d_cuda_budget (dev);
   /* The whole output stays on the device until every tile is done, so
    * `out` is written only on success; images too large for that go
    * through the host's tiler.  */
   if (out_bytes + lists + per_px * 512 * 512 > budget)
     return BM3D_ERR_NOT_IMPLEMENTED;
   side = (int) sqrt ((double) ((budget - out_bytes - lists) / per_px))
-         - 2 * BM3D_TILE_MARGIN;
+         - 2 * margin;
   if (side > 4096)
     side = 4096;
-  side -= side % 3;   /* keeps the reference grid aligned across tiles */
-  max_w = side + 2 * BM3D_TILE_MARGIN < W ? side + 2 * BM3D_TILE_MARGIN : W;
-  max_h = side + 2 * BM3D_TILE_MARGIN < H ? side + 2 * BM3D_TILE_MARGIN : H;
+  /* Keeps the reference grid aligned across tiles.  */
+  side = bm3d_tile_side_aligned (job, side);
+  max_w = side + 2 * margin < W ? side + 2 * margin : W;
+  max_h = side + 2 * margin < H ? side + 2 * margin : H;
   tiles_x = (W + side - 1) / side;
   tiles_y = (H + side - 1) / side;
 
@@ -1702,20 +1368,16 @@ denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
   float *dev_out = (float *) extra;
   float *staging = (float *) ((char *) extra + out_bytes);
 
-  for (int c = 0; c < colour; c++)
-    sigma[c] = job->params->sigma * (colour == 3 ? bm3d_colour_noise_gain[c]
-                                                 : 1.0f);
   job->tile_base = 0.0;
   for (int iy = 0; iy < tiles_y; iy++)
     for (int ix = 0; ix < tiles_x; ix++)
       {
         bm3d_tile_rect t;
         float *const *result;
-        colour_forward_args cf;
-        colour_inverse_args ci;
+        bm3d_cuda_core core;
         int tw, th;
 
-        bm3d_tile_rect_for (W, H, side, ix, iy, &t);
+        bm3d_tile_rect_for (W, H, side, margin, ix, iy, &t);
         tw = t.x1 - t.x0;
         th = t.y1 - t.y0;
         job->tile_share = (double) (t.cx1 - t.cx0) * (t.cy1 - t.cy0)
@@ -1732,37 +1394,25 @@ denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
                                                  in->stride * sizeof (float),
                                                  (size_t) tw * ch * sizeof (float),
                                                  th, cudaMemcpyHostToDevice,
-                                                 g_cuda.stream));
-        memset (&cf, 0, sizeof cf);
-        cf.src = staging;
-        for (int c = 0; c < colour; c++)
-          cf.plane[c] = tb.noisy[c];
-        cf.count = (size_t) tw * th;
-        cf.channels = ch;
-        cf.colour = colour;
-        colour_forward<<<g_cuda.sm_count * 8, 256, 0, g_cuda.stream>>> (cf);
-        BM3D_CUDA_CHECK_LAUNCH (job, "colour_forward");
-
-        if ((status = tile_denoise (&tb, tw, th, sigma, job, &result)) != BM3D_OK)
+                                                 dev->stream));
+        if ((status = bm3d_cuda_colour_forward (job, staging, ch, colour,
+                                                tb.noisy, (size_t) tw * th))
+            != BM3D_OK
+            || (status = tile_denoise (&tb, tw, th, job->sigma, job,
+                                       &result)) != BM3D_OK)
           return status;
 
-        memset (&ci, 0, sizeof ci);
-        for (int c = 0; c < colour; c++)
-          ci.plane[c] = result[c];
-        ci.src = staging;
-        ci.dst = dev_out;
-        ci.tile_width = tw;
-        ci.ox = t.cx0 - t.x0;
-        ci.oy = t.cy0 - t.y0;
-        ci.core_w = t.cx1 - t.cx0;
-        ci.core_h = t.cy1 - t.cy0;
-        ci.gx = t.cx0;
-        ci.gy = t.cy0;
-        ci.width = W;
-        ci.channels = ch;
-        ci.colour = colour;
-        colour_inverse<<<g_cuda.sm_count * 8, 256, 0, g_cuda.stream>>> (ci);
-        BM3D_CUDA_CHECK_LAUNCH (job, "colour_inverse");
+        core.tile_width = tw;
+        core.ox = t.cx0 - t.x0;
+        core.oy = t.cy0 - t.y0;
+        core.core_w = t.cx1 - t.cx0;
+        core.core_h = t.cy1 - t.cy0;
+        core.gx = t.cx0;
+        core.gy = t.cy0;
+        core.width = W;
+        if ((status = bm3d_cuda_colour_inverse (job, result, staging, dev_out,
+                                                ch, colour, &core)) != BM3D_OK)
+          return status;
         job->tile_base += job->tile_share;
       }
 
@@ -1770,8 +1420,8 @@ denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
   BM3D_CUDA_CHECK (job, cudaMemcpy2DAsync (out->data, out->stride * sizeof (float),
                                            dev_out, (size_t) W * ch * sizeof (float),
                                            (size_t) W * ch * sizeof (float), H,
-                                           cudaMemcpyDeviceToHost, g_cuda.stream));
-  BM3D_CUDA_CHECK (job, cudaStreamSynchronize (g_cuda.stream));
+                                           cudaMemcpyDeviceToHost, dev->stream));
+  BM3D_CUDA_CHECK (job, cudaStreamSynchronize (dev->stream));
   job->tile_base = 0.0;
   job->tile_share = 1.0;
   (void) job->tick (job, 1.0);
@@ -1781,9 +1431,10 @@ denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
 extern "C" bm3d_status
 bm3d_cuda_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
 {
-  bm3d_status status = device_enter (job);
+  bm3d_cuda_device *dev;
+  bm3d_status status = bm3d_cuda_enter (job, &dev);
 
   if (status != BM3D_OK)
     return status;
-  return device_leave (denoise_image (in, out, job));
+  return bm3d_cuda_leave (job, denoise_image (in, out, job));
 }

@@ -31,6 +31,60 @@ bm3d_profile_for_sigma (float sigma, bm3d_profile *profile)
   profile->wiener.kaiser_beta = 2.0f;
 }
 
+void
+bm3d_nlm_profile_for_sigma (float sigma, int channels,
+                            bm3d_nlm_profile *profile)
+{
+  /* Buades, Coll & Morel, IPOL 2011, table of parameters: the patch
+   * grows and h shrinks (relative to sigma) as the noise rises; colour
+   * patches hold three times the values, so they stay smaller.  Above
+   * sigma 100 the last row holds.  */
+  static const struct { float sigma_max; int f, r; float h; } gray[] =
+  {
+    { 15.0f, 1, 10, 0.40f }, { 30.0f, 2, 10, 0.40f },
+    { 45.0f, 3, 17, 0.35f }, { 75.0f, 4, 17, 0.35f },
+    { 1e9f,  5, 17, 0.30f }
+  };
+  static const struct { float sigma_max; int f, r; float h; } colour[] =
+  {
+    { 25.0f, 1, 10, 0.55f }, { 55.0f, 2, 17, 0.40f },
+    { 1e9f,  3, 17, 0.35f }
+  };
+  int i = 0;
+
+  memset (profile, 0, sizeof *profile);
+  if (channels == 3)
+    {
+      while (sigma > colour[i].sigma_max)
+        i++;
+      profile->patch_radius = colour[i].f;
+      profile->search_radius = colour[i].r;
+      profile->h = colour[i].h * sigma;
+    }
+  else
+    {
+      while (sigma > gray[i].sigma_max)
+        i++;
+      profile->patch_radius = gray[i].f;
+      profile->search_radius = gray[i].r;
+      profile->h = gray[i].h * sigma;
+    }
+}
+
+void
+bm3d_isoline_profile_for_sigma (float sigma, bm3d_isoline_profile *profile)
+{
+  /* Perrot et al.'s values, chosen at sigma 25.  */
+  (void) sigma;
+  memset (profile, 0, sizeof *profile);
+  profile->variant = 0;   /* BM3D_ISOLINE_HYBRID */
+  profile->segment = 5;
+  profile->length_max = 25;
+  profile->t_max = 1.0f;
+  profile->t2_max = 2.0f;
+  profile->thicken = 0;
+}
+
 static void
 dct_matrix (double m[BM3D_PATCH][BM3D_PATCH])
 {

@@ -45,6 +45,40 @@ typedef struct
  * sigma 40 included).  */
 void bm3d_profile_for_sigma (float sigma, bm3d_profile *profile);
 
+/* Non-local means (Buades, Coll & Morel, IPOL 2011): patches of side
+ * 2 f + 1 compared over a search window of side 2 r + 1, weights
+ * exp (-max (d^2 - 2 sigma^2, 0) / h^2) with d^2 the mean squared
+ * difference per value (channels averaged).  */
+typedef struct
+{
+  int    patch_radius;    /* f                                         */
+  int    search_radius;   /* r                                         */
+  float  h;               /* 0..255 scale                              */
+  int    gaussian;        /* Gaussian-weighted patch distance          */
+} bm3d_nlm_profile;
+
+/* The published table for `sigma`: grayscale and colour (channels 3)
+ * differ.  */
+void bm3d_nlm_profile_for_sigma (float sigma, int channels,
+                                 bm3d_nlm_profile *profile);
+
+/* The isoline filter (Perrot et al.): D directions, segments of l
+ * pixels, isolines of at most n pixels, GLRT thresholds.  */
+#define BM3D_ISOLINE_DIRECTIONS 32
+typedef struct
+{
+  int    variant;         /* bm3d_isoline_variant                      */
+  int    segment;         /* l                                         */
+  int    length_max;      /* n                                         */
+  float  t_max;           /* GLRT threshold for lengthening            */
+  float  t2_max;          /* hybrid: edge-detector threshold           */
+  int    thicken;
+} bm3d_isoline_profile;
+
+/* The paper's values (it works at sigma 25), scaled for `sigma`.  */
+void bm3d_isoline_profile_for_sigma (float sigma,
+                                     bm3d_isoline_profile *profile);
+
 /* Separable 2D transform: coef = F * X * F^T, X = I * coef * I^T, with
  * F = fwd and I = inv (row-major, [row][col]).  Every row of fwd has unit
  * norm, so white noise of deviation s gives coefficients of deviation s.  */

@@ -6,7 +6,13 @@
 # statically (CUDA_LIBS), so only the NVIDIA driver is needed at run
 # time.
 if HAVE_CUDA
-gpu_libbm3d_a_SOURCES += gpu/bm3d_cuda.cu gpu/cuda_check.cuh
+gpu_libbm3d_a_SOURCES += \
+	gpu/cuda_check.cuh \
+	gpu/cuda_device.cuh \
+	gpu/cuda_device.cu \
+	gpu/bm3d_cuda.cu \
+	gpu/nlm_cuda.cu \
+	gpu/isoline_cuda.cu
 
 NVCC_GENCODE = \
 	-gencode arch=compute_75,code=sm_75 \
@@ -25,4 +31,5 @@ else
 gpu_libbm3d_a_SOURCES += gpu/cuda_none.c
 endif
 
-EXTRA_DIST += gpu/bm3d_cuda.cu gpu/cuda_check.cuh gpu/cuda_none.c
+EXTRA_DIST += gpu/cuda_check.cuh gpu/cuda_device.cuh gpu/cuda_device.cu \
+	gpu/bm3d_cuda.cu gpu/nlm_cuda.cu gpu/isoline_cuda.cu gpu/cuda_none.c

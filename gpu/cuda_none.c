@@ -1,5 +1,6 @@
-/* The CUDA backend's entry points in a build without CUDA: the engine
- * then always runs on the CPU, and asking for CUDA says why not.  */
+/* The CUDA backend's device queries in a build without CUDA: the engine
+ * then always runs on the CPU, and asking for CUDA says why not.  The
+ * algorithm table (engine.c) has no CUDA functions in such a build.  */
 #include "config.h"
 
 #include "engine.h"
@@ -15,26 +16,16 @@ bm3d_cuda_available (char *why, size_t why_len)
 }
 
 int
-bm3d_cuda_tile_side (const bm3d_job *job)
+bm3d_cuda_device_count (void)
 {
-  (void) job;
-  return 1024;
+  return 0;
 }
 
-bm3d_status
-bm3d_cuda_tile (const bm3d_planes *noisy, bm3d_planes *out, bm3d_job *job)
+int
+bm3d_cuda_device_name (int device, char *name, size_t name_len)
 {
-  (void) noisy;
-  (void) out;
-  bm3d_job_message (job, "built without CUDA support");
-  return BM3D_ERR_BACKEND_UNAVAILABLE;
-}
-
-bm3d_status
-bm3d_cuda_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
-{
-  (void) in;
-  (void) out;
-  bm3d_job_message (job, "built without CUDA support");
-  return BM3D_ERR_BACKEND_UNAVAILABLE;
+  (void) device;
+  if (name && name_len)
+    snprintf (name, name_len, "built without CUDA support");
+  return 0;
 }

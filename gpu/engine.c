@@ -6,11 +6,9 @@
 #include "engine.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Width and height above this are refused: the engine indexes pixels with
@@ -82,54 +80,18 @@ bm3d_backend_parse (const char *name)
   return parse_name (name, backend_names, 3);
 }
 
-double
-bm3d_seconds (void)
-{
-  struct timespec ts;
+static const char *const variant_names[] = { "hybrid", "pipd" };
 
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
+const char *
+bm3d_isoline_variant_name (bm3d_isoline_variant variant)
+{
+  return (unsigned) variant < 2 ? variant_names[variant] : "unknown";
 }
 
-void
-bm3d_job_message (bm3d_job *job, const char *format, ...)
+int
+bm3d_isoline_variant_parse (const char *name)
 {
-  va_list args;
-
-  va_start (args, format);
-  vsnprintf (job->report->message, sizeof job->report->message, format, args);
-  va_end (args);
-}
-
-void
-bm3d_job_note_host_bytes (bm3d_job *job, size_t bytes)
-{
-  if (bytes > job->report->peak_host_bytes)
-    job->report->peak_host_bytes = bytes;
-}
-
-void *
-bm3d_alloc (bm3d_job *job, size_t bytes)
-{
-  /* 64-byte alignment: whole cache lines, and aligned vector loads.  */
-  size_t rounded = (bytes + 63) & ~(size_t) 63;
-  void  *ptr = rounded ? aligned_alloc (64, rounded) : NULL;
-
-  if (ptr)
-    {
-      job->host_bytes_now += rounded;
-      bm3d_job_note_host_bytes (job, job->host_bytes_now);
-    }
-  return ptr;
-}
-
-void
-bm3d_free (bm3d_job *job, void *ptr, size_t bytes)
-{
-  if (!ptr)
-    return;
-  job->host_bytes_now -= (bytes + 63) & ~(size_t) 63;
-  free (ptr);
+  return parse_name (name, variant_names, 2);
 }
 
 /* ---- validation ------------------------------------------------------ */
@@ -214,6 +176,11 @@ check_call (const bm3d_image *in, const bm3d_image *out,
       bm3d_job_message (job, "unknown backend %d", (int) params->backend);
       return BM3D_ERR_INVALID_ARGUMENT;
     }
+  if (params->device < 0)
+    {
+      bm3d_job_message (job, "CUDA device must be 0 or more");
+      return BM3D_ERR_INVALID_ARGUMENT;
+    }
   if (params->threads < 0)
     {
       bm3d_job_message (job, "thread count must be 0 (all cores) or more");
@@ -237,30 +204,10 @@ mirror (int i, int n)
   return i < n ? i : period - 1 - i;
 }
 
-void
-bm3d_tile_rect_for (int width, int height, int side, int ix, int iy,
-                    bm3d_tile_rect *t)
-{
-  t->cx0 = ix * side;
-  t->cy0 = iy * side;
-  t->cx1 = t->cx0 + side < width ? t->cx0 + side : width;
-  t->cy1 = t->cy0 + side < height ? t->cy0 + side : height;
-  t->x0 = t->cx0 - BM3D_TILE_MARGIN > 0 ? t->cx0 - BM3D_TILE_MARGIN : 0;
-  t->y0 = t->cy0 - BM3D_TILE_MARGIN > 0 ? t->cy0 - BM3D_TILE_MARGIN : 0;
-  t->x1 = t->cx1 + BM3D_TILE_MARGIN < width
-          ? t->cx1 + BM3D_TILE_MARGIN : width;
-  t->y1 = t->cy1 + BM3D_TILE_MARGIN < height
-          ? t->cy1 + BM3D_TILE_MARGIN : height;
-  /* A tile narrower than a patch can only come from a tiny image.  */
-  if (t->x1 - t->x0 < BM3D_PATCH)
-    t->x1 = t->x0 + BM3D_PATCH;
-  if (t->y1 - t->y0 < BM3D_PATCH)
-    t->y1 = t->y0 + BM3D_PATCH;
-}
-
 /* Colour-transform the tile's read rectangle of `in` into planes.  */
 static void
-extract_tile (const bm3d_image *in, const bm3d_tile_rect *t, bm3d_planes *p)
+extract_tile (const bm3d_image *in, const bm3d_tile_rect *t, bm3d_planes *p,
+              const float (*fwd)[3])
 {
   int colour = p->channels;
 
@@ -277,9 +224,8 @@ extract_tile (const bm3d_image *in, const bm3d_tile_rect *t, bm3d_planes *p)
             p->plane[0][o] = px[0];
           else
             for (int c = 0; c < 3; c++)
-              p->plane[c][o] = bm3d_colour_fwd[c][0] * px[0]
-                               + bm3d_colour_fwd[c][1] * px[1]
-                               + bm3d_colour_fwd[c][2] * px[2];
+              p->plane[c][o] = fwd[c][0] * px[0] + fwd[c][1] * px[1]
+                               + fwd[c][2] * px[2];
         }
     }
 }
@@ -299,7 +245,7 @@ store_tile_core (const bm3d_planes *p, const bm3d_tile_rect *t, float **dst,
 /* Inverse colour transform into `out`; alpha copied bit-exact.  */
 static void
 write_output (const bm3d_image *in, bm3d_image *out, float **planes,
-              int colour)
+              int colour, const float (*inv)[3])
 {
   for (int y = 0; y < in->height; y++)
     {
@@ -315,30 +261,13 @@ write_output (const bm3d_image *in, bm3d_image *out, float **planes,
             px[0] = planes[0][o];
           else
             for (int c = 0; c < 3; c++)
-              px[c] = bm3d_colour_inv[c][0] * planes[0][o]
-                      + bm3d_colour_inv[c][1] * planes[1][o]
-                      + bm3d_colour_inv[c][2] * planes[2][o];
+              px[c] = inv[c][0] * planes[0][o] + inv[c][1] * planes[1][o]
+                      + inv[c][2] * planes[2][o];
           if (in->has_alpha)
             memcpy (px + colour, src + (size_t) x * in->channels + colour,
                     sizeof (float));
         }
     }
-}
-
-static int
-job_tick (bm3d_job *job, double tile_fraction)
-{
-  const bm3d_params *params = job->params;
-  double f;
-
-  if (!params->progress)
-    return 0;
-  if (tile_fraction < 0.0)
-    tile_fraction = 0.0;
-  if (tile_fraction > 1.0)
-    tile_fraction = 1.0;
-  f = job->tile_base + job->tile_share * tile_fraction;
-  return params->progress (f, params->progress_data) != 0;
 }
 
 static void
@@ -368,14 +297,12 @@ bm3d_run_tiled (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
                 bm3d_tile_func func, int tile_side)
 {
   int colour = in->channels - (in->has_alpha ? 1 : 0);
-  int side = tile_side - tile_side % 3;   /* keep the reference grid aligned */
+  int side = bm3d_tile_side_aligned (job, tile_side);
   float *result[BM3D_MAX_CHANNELS] = { NULL };
   size_t image_px = (size_t) in->width * in->height;
   bm3d_status status = BM3D_OK;
   int tiles_x, tiles_y;
 
-  if (side < 3 * BM3D_PATCH)
-    side = 3 * BM3D_PATCH;
   tiles_x = (in->width + side - 1) / side;
   tiles_y = (in->height + side - 1) / side;
 
@@ -393,17 +320,17 @@ bm3d_run_tiled (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
         bm3d_tile_rect t;
         size_t n;
 
-        bm3d_tile_rect_for (in->width, in->height, side, ix, iy, &t);
+        bm3d_tile_rect_for (in->width, in->height, side, job->margin, ix, iy,
+                            &t);
         noisy.width = denoised.width = t.x1 - t.x0;
         noisy.height = denoised.height = t.y1 - t.y0;
         noisy.channels = denoised.channels = colour;
         for (int c = 0; c < colour; c++)
-          noisy.sigma[c] = denoised.sigma[c] = job->params->sigma
-            * (colour == 3 ? bm3d_colour_noise_gain[c] : 1.0f);
+          noisy.sigma[c] = denoised.sigma[c] = job->sigma[c];
         n = (size_t) noisy.width * noisy.height;
 
         job->tile_share = (double) (t.cx1 - t.cx0) * (t.cy1 - t.cy0) / image_px;
-        if (job_tick (job, 0.0))
+        if (job->tick (job, 0.0))
           {
             bm3d_job_message (job, "cancelled");
             status = BM3D_ERR_CANCELLED;
@@ -418,7 +345,7 @@ bm3d_run_tiled (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
             status = BM3D_ERR_OUT_OF_MEMORY;
             break;
           }
-        extract_tile (in, &t, &noisy);
+        extract_tile (in, &t, &noisy, bm3d_job_colour_fwd (job));
         status = func (&noisy, &denoised, job);
         if (status == BM3D_OK)
           store_tile_core (&denoised, &t, result, in->width);
@@ -429,15 +356,184 @@ bm3d_run_tiled (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
 
   if (status == BM3D_OK)
     {
-      write_output (in, out, result, colour);
+      write_output (in, out, result, colour, bm3d_job_colour_inv (job));
       /* tile_base is already 1 here: report exactly 1, not 1 + share.  */
       job->tile_base = 1.0;
       job->tile_share = 0.0;
-      job_tick (job, 1.0);
+      job->tick (job, 1.0);
     }
   free_planes (job, result, colour, image_px);
   return status;
 }
+
+/* ---- the algorithms ---------------------------------------------------- */
+
+/* Is `v` 0 (the default) or within lo..hi?  Refuses with a message.  */
+static int
+option_ok (bm3d_job *job, const char *name, double v, double lo, double hi)
+{
+  if (v == 0.0 || (isfinite (v) && v >= lo && v <= hi))
+    return 1;
+  bm3d_job_message (job, "%s must be from %g to %g (or 0 for the default; "
+                    "got %g)", name, lo, hi, v);
+  return 0;
+}
+
+static int
+odd_option_ok (bm3d_job *job, const char *name, int v, int lo, int hi)
+{
+  if (!option_ok (job, name, v, lo, hi))
+    return 0;
+  if (v == 0 || v % 2 == 1)
+    return 1;
+  bm3d_job_message (job, "%s must be odd (got %d)", name, v);
+  return 0;
+}
+
+static int
+align_up (int v, int a)
+{
+  return (v + a - 1) / a * a;
+}
+
+static bm3d_status
+setup_bm3d (bm3d_job *job)
+{
+  const bm3d_bm3d_options *o = &job->params->bm3d;
+  bm3d_profile *p = &job->profile;
+  bm3d_phase_profile *phase[2] = { &p->hard, &p->wiener };
+  const int group[2] = { o->group_max_hard, o->group_max_wiener };
+
+  if (!odd_option_ok (job, "search window", o->search, 9, 75)
+      || !option_ok (job, "hard-threshold group size", o->group_max_hard, 1,
+                     BM3D_GROUP_MAX)
+      || !option_ok (job, "Wiener group size", o->group_max_wiener, 1,
+                     BM3D_GROUP_MAX)
+      || !option_ok (job, "reference step", o->step, 1, 8)
+      || !option_ok (job, "lambda_3d", o->lambda_3d, 1.0, 5.0)
+      || !option_ok (job, "chroma sigma scale", o->chroma_scale, 0.25, 4.0))
+    return BM3D_ERR_INVALID_ARGUMENT;
+  for (int i = 0; i < 2; i++)
+    if (group[i] && bm3d_pow2_floor (group[i]) != group[i])
+      {
+        bm3d_job_message (job, "group sizes must be powers of two (got %d)",
+                          group[i]);
+        return BM3D_ERR_INVALID_ARGUMENT;
+      }
+
+  bm3d_profile_for_sigma (job->params->sigma, p);
+  for (int i = 0; i < 2; i++)
+    {
+      if (o->search)
+        phase[i]->search = o->search;
+      if (o->step)
+        phase[i]->step = o->step;
+      if (group[i])
+        phase[i]->group_max = group[i];
+    }
+  if (o->lambda_3d > 0.0f)
+    p->hard.lambda_3d = o->lambda_3d;
+  if (o->chroma_scale > 0.0f && job->channels == 3)
+    job->sigma[1] *= o->chroma_scale, job->sigma[2] *= o->chroma_scale;
+
+  job->phases = job->params->mode == BM3D_MODE_BM3D ? 2 : 1;
+  /* Both phases share the step.  The standard window keeps the standard
+   * margin; a wider one reaches further.  */
+  job->align = p->hard.step;
+  job->margin = align_up (BM3D_TILE_MARGIN > p->hard.search / 2 + 29
+                          ? BM3D_TILE_MARGIN : p->hard.search / 2 + 29,
+                          job->align);
+  return BM3D_OK;
+}
+
+static bm3d_status
+setup_nlm (bm3d_job *job)
+{
+  const bm3d_nlm_options *o = &job->params->nlm;
+  bm3d_nlm_profile *p = &job->nlm;
+
+  if (!odd_option_ok (job, "NL-means patch size", o->patch, 1, 15)
+      || !odd_option_ok (job, "NL-means search window", o->search, 3, 71)
+      || !option_ok (job, "NL-means h", o->h, 1e-3, 1e4))
+    return BM3D_ERR_INVALID_ARGUMENT;
+  bm3d_nlm_profile_for_sigma (job->params->sigma, job->channels, p);
+  if (o->patch)
+    p->patch_radius = o->patch / 2;
+  if (o->search)
+    p->search_radius = o->search / 2;
+  if (o->h > 0.0f)
+    p->h = o->h;
+  p->gaussian = o->gaussian != 0;
+  /* A pixel's estimate averages the patches that cover it, and each of
+   * those compares patches across the search window.  */
+  job->margin = 2 * p->patch_radius + p->search_radius;
+  job->align = 1;
+  return BM3D_OK;
+}
+
+static bm3d_status
+setup_isoline (bm3d_job *job)
+{
+  const bm3d_isoline_options *o = &job->params->isoline;
+  bm3d_isoline_profile *p = &job->isoline;
+
+  if ((unsigned) o->variant > BM3D_ISOLINE_PIPD)
+    {
+      bm3d_job_message (job, "unknown isoline variant %d", (int) o->variant);
+      return BM3D_ERR_INVALID_ARGUMENT;
+    }
+  if (!option_ok (job, "isoline length", o->length_max, 2, 64)
+      || !option_ok (job, "isoline segment", o->segment, 2, 16)
+      || !option_ok (job, "isoline T_max", o->t_max, 1e-3, 1e3)
+      || !option_ok (job, "isoline T2_max", o->t2_max, 1e-3, 1e3))
+    return BM3D_ERR_INVALID_ARGUMENT;
+  bm3d_isoline_profile_for_sigma (job->params->sigma, p);
+  p->variant = o->variant;
+  if (o->length_max)
+    p->length_max = o->length_max;
+  if (o->segment)
+    p->segment = o->segment;
+  if (o->t_max > 0.0f)
+    p->t_max = o->t_max;
+  if (o->t2_max > 0.0f)
+    p->t2_max = o->t2_max;
+  p->thicken = o->thicken != 0;
+  if (p->segment > p->length_max)
+    {
+      bm3d_job_message (job, "isoline segment (%d) is longer than the "
+                        "isoline (%d)", p->segment, p->length_max);
+      return BM3D_ERR_INVALID_ARGUMENT;
+    }
+  /* An isoline reaches at most its length from its pixel, and
+   * thickening one pixel more.  */
+  job->margin = p->length_max + 2;
+  job->align = 1;
+  return BM3D_OK;
+}
+
+#ifdef HAVE_CUDA
+#define CUDA_BACKEND(tile, side, image) tile, side, image
+#else
+#define CUDA_BACKEND(tile, side, image) NULL, NULL, NULL
+#endif
+
+static const bm3d_algorithm algorithms[] =
+{
+  { BM3D_MODE_BM3D, BM3D_COLOUR_OPPONENT, setup_bm3d,
+    bm3d_cpu_tile, bm3d_cpu_tile_side,
+    CUDA_BACKEND (bm3d_cuda_tile, bm3d_cuda_tile_side, bm3d_cuda_image) },
+  { BM3D_MODE_BM3D_FAST, BM3D_COLOUR_OPPONENT, setup_bm3d,
+    bm3d_cpu_tile, bm3d_cpu_tile_side,
+    CUDA_BACKEND (bm3d_cuda_tile, bm3d_cuda_tile_side, bm3d_cuda_image) },
+  { BM3D_MODE_NLM, BM3D_COLOUR_RGB, setup_nlm,
+    bm3d_nlm_cpu_tile, bm3d_nlm_cpu_tile_side,
+    CUDA_BACKEND (bm3d_nlm_cuda_tile, bm3d_nlm_cuda_tile_side,
+                  bm3d_nlm_cuda_image) },
+  { BM3D_MODE_ISOLINE, BM3D_COLOUR_RGB, setup_isoline,
+    bm3d_isoline_cpu_tile, bm3d_isoline_cpu_tile_side,
+    CUDA_BACKEND (bm3d_isoline_cuda_tile, bm3d_isoline_cuda_tile_side,
+                  bm3d_isoline_cuda_image) },
+};
 
 /* ---- backends -------------------------------------------------------- */
 
@@ -453,21 +549,22 @@ static bm3d_status
 run_backend (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
              bm3d_backend backend)
 {
+  const bm3d_algorithm *a = job->algorithm;
+
   job->tile_base = 0.0;
   job->report->backend_used = backend;
   if (backend == BM3D_BACKEND_CUDA)
     {
       /* Whole image on the device when it fits: no tiling or colour
        * transform on the host.  */
-      bm3d_status status = bm3d_cuda_image (in, out, job);
+      bm3d_status status = a->cuda_image (in, out, job);
 
       if (status != BM3D_ERR_NOT_IMPLEMENTED)
         return status;
-      return bm3d_run_tiled (in, out, job, bm3d_cuda_tile,
-                             bm3d_cuda_tile_side (job));
+      return bm3d_run_tiled (in, out, job, a->cuda_tile,
+                             a->cuda_tile_side (job));
     }
-  return bm3d_run_tiled (in, out, job, bm3d_cpu_tile,
-                         bm3d_cpu_tile_side (job));
+  return bm3d_run_tiled (in, out, job, a->cpu_tile, a->cpu_tile_side (job));
 }
 
 /* CUDA faults that the CPU can recover from under backend "auto".  */
@@ -479,9 +576,31 @@ cuda_error_recoverable (bm3d_status status)
          || status == BM3D_ERR_OUT_OF_MEMORY;
 }
 
+/* Is CUDA usable for this job?  Writes the reason when not.  */
+static int
+cuda_usable (const bm3d_job *job, char *why, size_t why_len)
+{
+  if (!job->algorithm->cuda_tile)
+    {
+      snprintf (why, why_len, "built without CUDA support");
+      return 0;
+    }
+  if (!bm3d_cuda_available (why, why_len))
+    return 0;
+  if (job->params->device >= bm3d_cuda_device_count ())
+    {
+      snprintf (why, why_len, "no CUDA device %d (this machine has %d)",
+                job->params->device, bm3d_cuda_device_count ());
+      return 0;
+    }
+  return 1;
+}
+
+/* Run on the backend asked for; under "auto", on the CPU when CUDA is
+ * missing or fails, and say so.  */
 static bm3d_status
-denoise_bm3d (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
-              bm3d_backend wanted)
+run_with_fallback (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
+                   bm3d_backend wanted)
 {
   char why[200] = "";
   bm3d_status status;
@@ -489,7 +608,7 @@ denoise_bm3d (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
   if (wanted == BM3D_BACKEND_CPU)
     return run_backend (in, out, job, BM3D_BACKEND_CPU);
 
-  if (!bm3d_cuda_available (why, sizeof why))
+  if (!cuda_usable (job, why, sizeof why))
     {
       if (wanted == BM3D_BACKEND_CUDA)
         {
@@ -524,6 +643,23 @@ denoise_bm3d (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
   return status;
 }
 
+/* Fill the parts of `job` every algorithm shares.  */
+static void
+job_prepare (bm3d_job *job, const bm3d_image *in)
+{
+  const bm3d_params *params = job->params;
+
+  job->algorithm = &algorithms[params->mode];
+  job->colour_space = job->algorithm->colour_space;
+  job->threads = params->threads > 0 ? params->threads : default_threads ();
+  job->channels = in->channels - (in->has_alpha ? 1 : 0);
+  for (int c = 0; c < job->channels; c++)
+    job->sigma[c] = params->sigma
+                    * (job->channels == 3
+                       && job->colour_space == BM3D_COLOUR_OPPONENT
+                       ? bm3d_colour_noise_gain[c] : 1.0f);
+}
+
 bm3d_status
 bm3d_denoise (const bm3d_image *in, bm3d_image *out,
               const bm3d_params *params, bm3d_report *report)
@@ -536,32 +672,90 @@ bm3d_denoise (const bm3d_image *in, bm3d_image *out,
   if (!report)
     report = &scratch;
   memset (report, 0, sizeof *report);
-  memset (&job, 0, sizeof job);
-  job.report = report;
-  job.params = params;
-  job.tick = job_tick;
+  bm3d_job_init (&job, params, report);
 
   status = check_call (in, out, params, &job);
   if (status != BM3D_OK)
     return status;
 
-  job.threads = params->threads > 0 ? params->threads : default_threads ();
-  job.channels = in->channels - (in->has_alpha ? 1 : 0);
-  bm3d_profile_for_sigma (params->sigma, &job.profile);
+  job_prepare (&job, in);
+  status = job.algorithm->setup (&job);
+  if (status == BM3D_OK)
+    status = run_with_fallback (in, out, &job, params->backend);
+  report->seconds_total = bm3d_seconds () - start;
+  return status;
+}
 
-  switch (params->mode)
+/* ---- noise estimation ------------------------------------------------ */
+
+bm3d_status
+bm3d_estimate_sigma (const bm3d_image *in, const bm3d_params *params,
+                     float *sigma, bm3d_report *report)
+{
+  bm3d_report scratch;
+  bm3d_job job;
+  bm3d_planes luma = { 0 };
+  bm3d_tile_rect whole;
+  bm3d_status status;
+  double start = bm3d_seconds ();
+  size_t n;
+
+  if (!report)
+    report = &scratch;
+  memset (report, 0, sizeof *report);
+  bm3d_job_init (&job, params, report);
+  if (!params || !sigma)
     {
-    case BM3D_MODE_BM3D:
-    case BM3D_MODE_BM3D_FAST:
-      job.phases = params->mode == BM3D_MODE_BM3D ? 2 : 1;
-      status = denoise_bm3d (in, out, &job, params->backend);
-      break;
-    default:
-      bm3d_job_message (&job, "mode \"%s\" is not implemented yet",
-                        bm3d_mode_name (params->mode));
-      status = BM3D_ERR_NOT_IMPLEMENTED;
-      break;
+      bm3d_job_message (&job, "parameters are missing");
+      return BM3D_ERR_INVALID_ARGUMENT;
     }
+  if ((status = check_image (in, "input", &job)) != BM3D_OK)
+    return status;
+  job.threads = params->threads > 0 ? params->threads : default_threads ();
+  job.channels = 1;
+  report->backend_used = BM3D_BACKEND_CPU;
+
+  /* The luminance the engine matches on, whole, in one plane.  */
+  memset (&whole, 0, sizeof whole);
+  whole.x1 = whole.cx1 = in->width;
+  whole.y1 = whole.cy1 = in->height;
+  luma.width = in->width;
+  luma.height = in->height;
+  luma.channels = 1;
+  n = (size_t) in->width * in->height;
+  if (!(luma.plane[0] = bm3d_alloc (&job, n * sizeof (float))))
+    {
+      bm3d_job_message (&job, "out of memory for a %dx%d image", in->width,
+                        in->height);
+      return BM3D_ERR_OUT_OF_MEMORY;
+    }
+  if (in->channels - (in->has_alpha ? 1 : 0) == 3)
+    {
+      bm3d_planes colour = luma;
+
+      /* extract_tile writes three planes; only the first is kept.  */
+      colour.channels = 3;
+      colour.plane[1] = bm3d_alloc (&job, n * sizeof (float));
+      colour.plane[2] = bm3d_alloc (&job, n * sizeof (float));
+      if (!colour.plane[1] || !colour.plane[2])
+        status = BM3D_ERR_OUT_OF_MEMORY;
+      else
+        extract_tile (in, &whole, &colour, bm3d_colour_fwd);
+      bm3d_free (&job, colour.plane[1], n * sizeof (float));
+      bm3d_free (&job, colour.plane[2], n * sizeof (float));
+      if (status != BM3D_OK)
+        {
+          bm3d_free (&job, luma.plane[0], n * sizeof (float));
+          bm3d_job_message (&job, "out of memory for a %dx%d image",
+                            in->width, in->height);
+          return status;
+        }
+    }
+  else
+    extract_tile (in, &whole, &luma, bm3d_colour_fwd);
+
+  status = bm3d_estimate_cpu (&luma, &job, sigma);
+  bm3d_free (&job, luma.plane[0], n * sizeof (float));
   report->seconds_total = bm3d_seconds () - start;
   return status;
 }

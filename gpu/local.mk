@@ -5,6 +5,11 @@ gpu_libbm3d_a_SOURCES = \
 	gpu/bm3d.h \
 	gpu/engine.h \
 	gpu/engine.c \
+	gpu/job.h \
+	gpu/job.c \
 	gpu/bm3d_tables.h \
 	gpu/bm3d_tables.c \
-	gpu/bm3d_cpu.c
+	gpu/bm3d_cpu.c \
+	gpu/nlm_cpu.c \
+	gpu/isoline_cpu.c \
+	gpu/noise_estimate.c

@@ -1,0 +1,498 @@
+/* BM3D Denoise — CUDA device state shared by every algorithm's CUDA
+ * backend (see cuda_device.cuh).
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.
+ *
+ * Each device has its own lock, stream and workspace, so calls for
+ * different devices (a batch spread over every GPU) run side by side,
+ * while calls for one device take turns.  */
+#include <cuda_runtime.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda_device.cuh"
+
+static bm3d_cuda_device g_devices[BM3D_CUDA_MAX_DEVICES];
+static pthread_once_t   g_once = PTHREAD_ONCE_INIT;
+static int              g_count = -1;     /* cudaGetDeviceCount, or 0   */
+static cudaError_t      g_count_error = cudaSuccess;
+
+static void
+devices_init (void)
+{
+  for (int i = 0; i < BM3D_CUDA_MAX_DEVICES; i++)
+    {
+      pthread_mutex_init (&g_devices[i].lock, NULL);
+      g_devices[i].ordinal = i;
+    }
+  g_count_error = cudaGetDeviceCount (&g_count);
+  if (g_count_error != cudaSuccess || g_count < 0)
+    {
+      g_count = 0;
+      (void) cudaGetLastError ();
+    }
+  if (g_count > BM3D_CUDA_MAX_DEVICES)
+    g_count = BM3D_CUDA_MAX_DEVICES;
+}
+
+/* ---- errors ------------------------------------------------------------ */
+
+/* Faults after which the context cannot be trusted again.  */
+static int
+error_is_sticky (cudaError_t e)
+{
+  switch (e)
+    {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorDevicesUnavailable:
+    case cudaErrorUnknown:
+      return 1;
+    default:
+      return 0;
+    }
+}
+
+bm3d_status
+bm3d_cuda_fail (bm3d_job *job, cudaError_t error, const char *what)
+{
+  bm3d_cuda_device *dev = job ? bm3d_cuda_device_of (job) : NULL;
+  bm3d_status status;
+
+  (void) cudaGetLastError ();   /* clear an error that is not sticky */
+  switch (error)
+    {
+    case cudaErrorMemoryAllocation:
+      status = BM3D_ERR_OUT_OF_MEMORY;
+      break;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorInvalidDevice:
+    case cudaErrorDevicesUnavailable:
+    case cudaErrorSystemDriverMismatch:
+    case cudaErrorCompatNotSupportedOnDevice:
+      status = BM3D_ERR_BACKEND_UNAVAILABLE;
+      break;
+    default:
+      status = BM3D_ERR_BACKEND_FAILED;
+      break;
+    }
+  if (job)
+    bm3d_job_message (job, "CUDA error in %s: %s", what,
+                      cudaGetErrorString (error));
+  if (dev && (error_is_sticky (error)
+              || status == BM3D_ERR_BACKEND_UNAVAILABLE))
+    {
+      /* The device is gone for this process: later calls fall back at
+       * once instead of failing again.  */
+      dev->state = -1;
+      snprintf (dev->why, sizeof dev->why, "an earlier CUDA error: %s",
+                cudaGetErrorString (error));
+      dev->workspace = NULL;
+      dev->workspace_bytes = 0;
+    }
+  return status;
+}
+
+static void
+set_why (bm3d_cuda_device *dev, const char *what, cudaError_t e)
+{
+  dev->state = -1;
+  if (e == cudaErrorNoDevice)
+    snprintf (dev->why, sizeof dev->why, "no CUDA device found");
+  else if (e == cudaErrorInsufficientDriver)
+    {
+      int driver = 0;
+
+      (void) cudaDriverGetVersion (&driver);
+      if (driver == 0)
+        snprintf (dev->why, sizeof dev->why, "no NVIDIA driver found");
+      else
+        snprintf (dev->why, sizeof dev->why,
+                  "the NVIDIA driver (CUDA %d.%d) is older than this "
+                  "build's CUDA %d.%d runtime", driver / 1000,
+                  driver % 1000 / 10, CUDART_VERSION / 1000,
+                  CUDART_VERSION % 1000 / 10);
+    }
+  else
+    snprintf (dev->why, sizeof dev->why, "%s: %s", what,
+              cudaGetErrorString (e));
+}
+
+/* ---- probing ----------------------------------------------------------- */
+
+/* Present in the fat binary for every architecture it targets: whether
+ * this kernel has attributes on a device says whether we have code for
+ * it.  */
+__global__ void
+probe_kernel (void)
+{
+}
+
+/* Find and initialise `dev`; called with its lock held.  */
+static int
+probe (bm3d_cuda_device *dev)
+{
+  cudaError_t e;
+  cudaFuncAttributes attr;
+  cudaDeviceProp prop;
+
+  if (dev->state != 0)
+    return dev->state > 0;
+  if (g_count < 1)
+    {
+      set_why (dev, "cudaGetDeviceCount",
+               g_count_error == cudaSuccess ? cudaErrorNoDevice
+                                            : g_count_error);
+      return 0;
+    }
+  if (dev->ordinal >= g_count)
+    {
+      snprintf (dev->why, sizeof dev->why, "no CUDA device %d (found %d)",
+                dev->ordinal, g_count);
+      dev->state = -1;
+      return 0;
+    }
+  if ((e = cudaSetDevice (dev->ordinal)) != cudaSuccess
+      || (e = cudaGetDeviceProperties (&prop, dev->ordinal)) != cudaSuccess)
+    {
+      set_why (dev, "cudaSetDevice", e);
+      return 0;
+    }
+  snprintf (dev->name, sizeof dev->name, "%s", prop.name);
+  e = cudaFuncGetAttributes (&attr, probe_kernel);
+  if (e != cudaSuccess)
+    {
+      snprintf (dev->why, sizeof dev->why,
+                "no code for %.64s (compute capability %d.%d): %s", prop.name,
+                prop.major, prop.minor, cudaGetErrorString (e));
+      dev->state = -1;
+      (void) cudaGetLastError ();
+      return 0;
+    }
+  dev->sm_count = prop.multiProcessorCount;
+  if ((e = cudaDeviceGetAttribute (&dev->smem_optin,
+                                   cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                   dev->ordinal)) != cudaSuccess
+      || (e = cudaStreamCreateWithFlags (&dev->stream,
+                                         cudaStreamNonBlocking)) != cudaSuccess)
+    {
+      set_why (dev, "device set-up", e);
+      return 0;
+    }
+  for (int i = 0; i < 4; i++)
+    if ((e = cudaEventCreate (&dev->ev[i])) != cudaSuccess)
+      {
+        set_why (dev, "cudaEventCreate", e);
+        return 0;
+      }
+  for (int i = 0; i < 2; i++)
+    if ((e = cudaEventCreateWithFlags (&dev->batch_done[i],
+                                       cudaEventDisableTiming)) != cudaSuccess)
+      {
+        set_why (dev, "cudaEventCreate", e);
+        return 0;
+      }
+  dev->bm3d_tables_for = -1;
+  dev->state = 1;
+  return 1;
+}
+
+static bm3d_cuda_device *
+device_at (int ordinal)
+{
+  pthread_once (&g_once, devices_init);
+  if (ordinal < 0 || ordinal >= BM3D_CUDA_MAX_DEVICES)
+    return NULL;
+  return &g_devices[ordinal];
+}
+
+extern "C" int
+bm3d_cuda_device_count (void)
+{
+  pthread_once (&g_once, devices_init);
+  return g_count;
+}
+
+extern "C" int
+bm3d_cuda_device_name (int device, char *name, size_t name_len)
+{
+  bm3d_cuda_device *dev = device_at (device);
+  int ok;
+
+  if (!dev)
+    {
+      if (name && name_len)
+        snprintf (name, name_len, "no CUDA device %d", device);
+      return 0;
+    }
+  pthread_mutex_lock (&dev->lock);
+  ok = probe (dev);
+  if (name && name_len)
+    snprintf (name, name_len, "%s", ok ? dev->name : dev->why);
+  pthread_mutex_unlock (&dev->lock);
+  return ok;
+}
+
+extern "C" int
+bm3d_cuda_available (char *why, size_t why_len)
+{
+  bm3d_cuda_device *dev = device_at (0);
+  int ok;
+
+  pthread_mutex_lock (&dev->lock);
+  ok = probe (dev);
+  if (!ok && why && why_len)
+    snprintf (why, why_len, "%s", dev->why);
+  pthread_mutex_unlock (&dev->lock);
+  return ok;
+}
+
+/* ---- a call's hold on its device --------------------------------------- */
+
+bm3d_status
+bm3d_cuda_enter (bm3d_job *job, bm3d_cuda_device **out)
+{
+  bm3d_cuda_device *dev = device_at (job->params->device);
+  cudaError_t e;
+
+  job->cuda = NULL;
+  if (!dev)
+    {
+      bm3d_job_message (job, "CUDA backend unavailable: no CUDA device %d",
+                        job->params->device);
+      return BM3D_ERR_BACKEND_UNAVAILABLE;
+    }
+  pthread_mutex_lock (&dev->lock);
+  if (!probe (dev))
+    {
+      bm3d_job_message (job, "CUDA backend unavailable: %s", dev->why);
+      pthread_mutex_unlock (&dev->lock);
+      return BM3D_ERR_BACKEND_UNAVAILABLE;
+    }
+  /* The calling thread's current device may be another one.  */
+  if ((e = cudaSetDevice (dev->ordinal)) != cudaSuccess)
+    {
+      bm3d_job_message (job, "CUDA error in cudaSetDevice: %s",
+                        cudaGetErrorString (e));
+      pthread_mutex_unlock (&dev->lock);
+      return BM3D_ERR_BACKEND_FAILED;
+    }
+  job->cuda = dev;
+  *out = dev;
+  return BM3D_OK;
+}
+
+bm3d_status
+bm3d_cuda_leave (bm3d_job *job, bm3d_status status)
+{
+  bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
+
+  if (!dev)
+    return status;
+  if (status != BM3D_OK && status != BM3D_ERR_NOT_IMPLEMENTED
+      && dev->state == 1)
+    {
+      (void) cudaStreamSynchronize (dev->stream);
+      (void) cudaGetLastError ();
+    }
+  job->cuda = NULL;
+  pthread_mutex_unlock (&dev->lock);
+  return status;
+}
+
+/* ---- memory ------------------------------------------------------------- */
+
+size_t
+bm3d_cuda_budget (bm3d_cuda_device *dev)
+{
+  size_t free_b = 0, total_b = 0, budget = BM3D_CUDA_DEVICE_BUDGET;
+
+  if (cudaMemGetInfo (&free_b, &total_b) != cudaSuccess)
+    {
+      (void) cudaGetLastError ();
+      return budget;
+    }
+  /* Memory the backend already holds counts as free for it.  */
+  free_b += dev->workspace_bytes;
+  if (free_b / 10 * 8 < budget)
+    budget = free_b / 10 * 8;
+  return budget;
+}
+
+size_t
+bm3d_cuda_budget_for (const bm3d_job *job)
+{
+  bm3d_cuda_device *dev = device_at (job->params->device);
+  size_t budget = BM3D_CUDA_DEVICE_BUDGET;
+
+  if (!dev)
+    return budget;
+  pthread_mutex_lock (&dev->lock);
+  if (probe (dev) && cudaSetDevice (dev->ordinal) == cudaSuccess)
+    budget = bm3d_cuda_budget (dev);
+  else
+    (void) cudaGetLastError ();
+  pthread_mutex_unlock (&dev->lock);
+  return budget;
+}
+
+bm3d_status
+bm3d_cuda_reserve (bm3d_job *job, size_t bytes)
+{
+  bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
+  cudaError_t e;
+
+  if (!(dev->workspace && dev->workspace_bytes >= bytes
+        && dev->workspace_bytes <= bytes + bytes / 2))
+    {
+      if (dev->workspace)
+        {
+          BM3D_CUDA_CHECK (job, cudaFree (dev->workspace));
+          dev->workspace = NULL;
+          dev->workspace_bytes = 0;
+        }
+      e = cudaMalloc (&dev->workspace, bytes);
+      if (e != cudaSuccess)
+        {
+          dev->workspace = NULL;
+          return bm3d_cuda_fail (job, e, "cudaMalloc of the work buffers");
+        }
+      dev->workspace_bytes = bytes;
+    }
+  if (dev->workspace_bytes > job->report->peak_device_bytes)
+    job->report->peak_device_bytes = dev->workspace_bytes;
+  return BM3D_OK;
+}
+
+/* ---- colour transform ---------------------------------------------------- */
+
+typedef struct
+{
+  float        m[3][3];
+  const float *src;                  /* tile, interleaved, `channels`   */
+  float       *plane[BM3D_MAX_CHANNELS];
+  size_t       count;
+  int          channels;             /* values per pixel (alpha too)    */
+  int          colour;               /* 1 or 3                          */
+} colour_forward_args;
+
+/* Interleaved pixels to planes, rounding exactly as the host's
+ * transform does (no fused multiply-add).  */
+__global__ void
+colour_forward (colour_forward_args a)
+{
+  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < a.count;
+       i += (size_t) gridDim.x * blockDim.x)
+    {
+      const float *px = a.src + i * a.channels;
+
+      if (a.colour == 1)
+        a.plane[0][i] = px[0];
+      else
+#pragma unroll
+        for (int c = 0; c < 3; c++)
+          a.plane[c][i] = __fadd_rn (__fadd_rn (__fmul_rn (a.m[c][0], px[0]),
+                                                __fmul_rn (a.m[c][1], px[1])),
+                                     __fmul_rn (a.m[c][2], px[2]));
+    }
+}
+
+typedef struct
+{
+  float           m[3][3];
+  const float    *plane[BM3D_MAX_CHANNELS];  /* result planes of the tile */
+  const float    *src;               /* the tile's input (for alpha)    */
+  float          *dst;               /* whole image, interleaved        */
+  bm3d_cuda_core  core;
+  int             channels, colour;
+} colour_inverse_args;
+
+/* The tile's core back to interleaved pixels of the image; alpha is
+ * copied bit for bit from the input.  */
+__global__ void
+colour_inverse (colour_inverse_args a)
+{
+  const bm3d_cuda_core &k = a.core;
+  const size_t count = (size_t) k.core_w * k.core_h;
+
+  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < count;
+       i += (size_t) gridDim.x * blockDim.x)
+    {
+      const int y = (int) (i / k.core_w), x = (int) (i - (size_t) y * k.core_w);
+      const size_t t = (size_t) (k.oy + y) * k.tile_width + k.ox + x;
+      float *px = a.dst + ((size_t) (k.gy + y) * k.width + k.gx + x) * a.channels;
+
+      if (a.colour == 1)
+        px[0] = a.plane[0][t];
+      else
+        {
+          const float p0 = a.plane[0][t], p1 = a.plane[1][t], p2 = a.plane[2][t];
+#pragma unroll
+          for (int c = 0; c < 3; c++)
+            px[c] = __fadd_rn (__fadd_rn (__fmul_rn (a.m[c][0], p0),
+                                          __fmul_rn (a.m[c][1], p1)),
+                               __fmul_rn (a.m[c][2], p2));
+        }
+      if (a.channels > a.colour)
+        px[a.colour] = a.src[t * a.channels + a.colour];
+    }
+}
+
+bm3d_status
+bm3d_cuda_colour_forward (bm3d_job *job, const float *src, int channels,
+                          int colour, float *const *plane, size_t count)
+{
+  bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
+  colour_forward_args a;
+
+  memset (&a, 0, sizeof a);
+  memcpy (a.m, bm3d_job_colour_fwd (job), sizeof a.m);
+  a.src = src;
+  for (int c = 0; c < colour; c++)
+    a.plane[c] = plane[c];
+  a.count = count;
+  a.channels = channels;
+  a.colour = colour;
+  colour_forward<<<dev->sm_count * 8, 256, 0, dev->stream>>> (a);
+  BM3D_CUDA_CHECK_LAUNCH (job, "colour_forward");
+  return BM3D_OK;
+}
+
+bm3d_status
+bm3d_cuda_colour_inverse (bm3d_job *job, const float *const *plane,
+                          const float *src, float *dst, int channels,
+                          int colour, const bm3d_cuda_core *core)
+{
+  bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
+  colour_inverse_args a;
+
+  memset (&a, 0, sizeof a);
+  memcpy (a.m, bm3d_job_colour_inv (job), sizeof a.m);
+  for (int c = 0; c < colour; c++)
+    a.plane[c] = plane[c];
+  a.src = src;
+  a.dst = dst;
+  a.core = *core;
+  a.channels = channels;
+  a.colour = colour;
+  colour_inverse<<<dev->sm_count * 8, 256, 0, dev->stream>>> (a);
+  BM3D_CUDA_CHECK_LAUNCH (job, "colour_inverse");
+  return BM3D_OK;
+}

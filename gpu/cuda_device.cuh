@@ -1,0 +1,93 @@
+/* What every CUDA backend shares: the state of each device (stream,
+ * events, a reusable workspace), the lock a call holds on it, the memory
+ * budget, and the colour transform between interleaved pixels and
+ * planes.  The algorithms' .cu files hold only their own kernels and
+ * orchestration.  */
+#ifndef BM3D_CUDA_DEVICE_CUH
+#define BM3D_CUDA_DEVICE_CUH
+
+#include <cuda_runtime.h>
+#include <pthread.h>
+
+#include "engine.h"
+#include "cuda_check.cuh"
+
+/* Devices a process may use at once.  */
+#define BM3D_CUDA_MAX_DEVICES 16
+
+/* Device memory a backend may hold beyond the CUDA context.  */
+#define BM3D_CUDA_DEVICE_BUDGET ((size_t) 512 << 20)
+
+typedef struct
+{
+  pthread_mutex_t  lock;            /* held for a whole engine call      */
+  int              state;           /* 0 unknown, -1 unusable, 1 usable  */
+  char             why[200];
+  char             name[256];
+  int              ordinal;
+  int              sm_count;
+  int              smem_optin;      /* shared bytes a block may opt into */
+  cudaStream_t     stream;
+  cudaEvent_t      ev[4];           /* phase timing                      */
+  cudaEvent_t      batch_done[2];   /* double-buffered progress          */
+  void            *workspace;       /* kept between calls                */
+  size_t           workspace_bytes;
+  int              bm3d_tables_for; /* key of BM3D's constant tables     */
+} bm3d_cuda_device;
+
+/* Take device params->device for the whole call: probe it on first use,
+ * lock it, make it current on this thread, and set job->cuda.  On
+ * failure nothing is held and the message says why.  */
+bm3d_status bm3d_cuda_enter (bm3d_job *job, bm3d_cuda_device **dev);
+
+/* Give it back: after a failure, leave the stream idle and the error
+ * state clear for the next call.  Returns `status`.  */
+bm3d_status bm3d_cuda_leave (bm3d_job *job, bm3d_status status);
+
+static inline bm3d_cuda_device *
+bm3d_cuda_device_of (const bm3d_job *job)
+{
+  return (bm3d_cuda_device *) job->cuda;
+}
+
+/* Bytes the backend may hold now: the budget, or 80 % of what is free
+ * (counting what it already holds) when that is less.  Call with the
+ * device held.  */
+size_t      bm3d_cuda_budget (bm3d_cuda_device *dev);
+
+/* Hold at least `bytes` in dev->workspace (re-allocated only when short
+ * or far too large) and count it in the report's device peak.  */
+bm3d_status bm3d_cuda_reserve (bm3d_job *job, size_t bytes);
+
+/* The budget of device params->device for sizing tiles, without holding
+ * it; the plain budget when it cannot be asked.  */
+size_t      bm3d_cuda_budget_for (const bm3d_job *job);
+
+/* ---- colour transform between pixels and planes --------------------- */
+
+/* Interleaved pixels (`channels` values each, alpha last) of a `count`-
+ * pixel tile to `colour` planes through the job's forward matrix,
+ * rounded as the host's transform rounds.  */
+bm3d_status bm3d_cuda_colour_forward (bm3d_job *job, const float *src,
+                                      int channels, int colour,
+                                      float *const *plane, size_t count);
+
+/* The core of a tile back into the whole image `dst` (interleaved,
+ * `width` pixels a row) through the inverse matrix; alpha is copied bit
+ * for bit from the tile's input `src`.  */
+typedef struct
+{
+  int tile_width;
+  int ox, oy;          /* core's offset inside the tile  */
+  int core_w, core_h;
+  int gx, gy;          /* core's offset inside the image */
+  int width;           /* image width                    */
+} bm3d_cuda_core;
+
+bm3d_status bm3d_cuda_colour_inverse (bm3d_job *job,
+                                      const float *const *plane,
+                                      const float *src, float *dst,
+                                      int channels, int colour,
+                                      const bm3d_cuda_core *core);
+
+#endif /* BM3D_CUDA_DEVICE_CUH */

@@ -1,0 +1,127 @@
+/* Helpers every backend shares (see job.h).  */
+#include "config.h"
+
+#include "job.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const float identity[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
+
+static int
+job_tick (bm3d_job *job, double tile_fraction)
+{
+  const bm3d_params *params = job->params;
+  double f;
+
+  if (!params->progress)
+    return 0;
+  if (tile_fraction < 0.0)
+    tile_fraction = 0.0;
+  if (tile_fraction > 1.0)
+    tile_fraction = 1.0;
+  f = job->tile_base + job->tile_share * tile_fraction;
+  return params->progress (f, params->progress_data) != 0;
+}
+
+void
+bm3d_job_init (bm3d_job *job, const bm3d_params *params, bm3d_report *report)
+{
+  memset (job, 0, sizeof *job);
+  job->params = params;
+  job->report = report;
+  job->tick = job_tick;
+  job->align = 1;
+}
+
+double
+bm3d_seconds (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void
+bm3d_job_message (bm3d_job *job, const char *format, ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  vsnprintf (job->report->message, sizeof job->report->message, format, args);
+  va_end (args);
+}
+
+void
+bm3d_job_note_host_bytes (bm3d_job *job, size_t bytes)
+{
+  if (bytes > job->report->peak_host_bytes)
+    job->report->peak_host_bytes = bytes;
+}
+
+void *
+bm3d_alloc (bm3d_job *job, size_t bytes)
+{
+  /* 64-byte alignment: whole cache lines, and aligned vector loads.  */
+  size_t rounded = (bytes + 63) & ~(size_t) 63;
+  void  *ptr = rounded ? aligned_alloc (64, rounded) : NULL;
+
+  if (ptr)
+    {
+      job->host_bytes_now += rounded;
+      bm3d_job_note_host_bytes (job, job->host_bytes_now);
+    }
+  return ptr;
+}
+
+void
+bm3d_free (bm3d_job *job, void *ptr, size_t bytes)
+{
+  if (!ptr)
+    return;
+  job->host_bytes_now -= (bytes + 63) & ~(size_t) 63;
+  free (ptr);
+}
+
+void
+bm3d_tile_rect_for (int width, int height, int side, int margin, int ix,
+                    int iy, bm3d_tile_rect *t)
+{
+  t->cx0 = ix * side;
+  t->cy0 = iy * side;
+  t->cx1 = t->cx0 + side < width ? t->cx0 + side : width;
+  t->cy1 = t->cy0 + side < height ? t->cy0 + side : height;
+  t->x0 = t->cx0 - margin > 0 ? t->cx0 - margin : 0;
+  t->y0 = t->cy0 - margin > 0 ? t->cy0 - margin : 0;
+  t->x1 = t->cx1 + margin < width ? t->cx1 + margin : width;
+  t->y1 = t->cy1 + margin < height ? t->cy1 + margin : height;
+  /* A tile narrower than a patch can only come from a tiny image.  */
+  if (t->x1 - t->x0 < BM3D_PATCH)
+    t->x1 = t->x0 + BM3D_PATCH;
+  if (t->y1 - t->y0 < BM3D_PATCH)
+    t->y1 = t->y0 + BM3D_PATCH;
+}
+
+int
+bm3d_tile_side_aligned (const bm3d_job *job, int side)
+{
+  int align = job->align > 0 ? job->align : 1;
+  int least = (3 * BM3D_PATCH + align - 1) / align * align;
+
+  side -= side % align;
+  return side < least ? least : side;
+}
+
+const float (*bm3d_job_colour_fwd (const bm3d_job *job))[3]
+{
+  return job->colour_space == BM3D_COLOUR_RGB ? identity : bm3d_colour_fwd;
+}
+
+const float (*bm3d_job_colour_inv (const bm3d_job *job))[3]
+{
+  return job->colour_space == BM3D_COLOUR_RGB ? identity : bm3d_colour_inv;
+}

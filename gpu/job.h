@@ -1,0 +1,125 @@
+/* What every backend of every algorithm is handed, and the helpers they
+ * share: messages, peak-tracking allocation, progress, the clock and the
+ * tile plan.  The dispatcher (engine.c) fills a job; backends only read
+ * it and call these helpers, so the arrows run one way: dispatcher ->
+ * backends -> job and tables.  Not installed.  */
+#ifndef BM3D_JOB_H
+#define BM3D_JOB_H
+
+#include "bm3d.h"
+#include "bm3d_tables.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A tile in planar form: for colour, either luminance and two
+ * chrominance planes (BM3D_COLOUR_OPPONENT) or R, G, B
+ * (BM3D_COLOUR_RGB), as the algorithm asked.  Each plane is width *
+ * height floats, row after row, no padding.  Tiles are at least
+ * BM3D_PATCH wide and high: the tiler mirrors smaller images.  */
+typedef struct
+{
+  int     width;
+  int     height;
+  int     channels;                    /* 1 or 3                          */
+  float  *plane[BM3D_MAX_CHANNELS];
+  float   sigma[BM3D_MAX_CHANNELS];    /* noise deviation of each plane   */
+} bm3d_planes;
+
+/* How colour reaches an algorithm's backends.  */
+typedef enum
+{
+  BM3D_COLOUR_OPPONENT = 0,   /* bm3d_colour_fwd: luminance first        */
+  BM3D_COLOUR_RGB = 1         /* the channels as they are                */
+} bm3d_colour_space;
+
+typedef struct bm3d_algorithm bm3d_algorithm;
+typedef struct bm3d_job bm3d_job;
+
+struct bm3d_job
+{
+  const bm3d_params    *params;
+  bm3d_report          *report;     /* never NULL inside the engine       */
+  const bm3d_algorithm *algorithm;
+  int                   channels;   /* planes per tile: 1 gray, 3 colour  */
+  int                   threads;    /* resolved: >= 1                     */
+  bm3d_colour_space     colour_space;
+  float                 sigma[BM3D_MAX_CHANNELS];  /* of each plane       */
+
+  /* Tiling, set by the algorithm's setup: pixels read around a tile's
+   * core so that the core comes out as in one piece, and the multiple
+   * that tile sides keep (a reference grid stays aligned).  */
+  int                   margin;
+  int                   align;
+
+  /* The algorithm's resolved parameters.  */
+  bm3d_profile          profile;    /* BM3D                                */
+  int                   phases;     /* BM3D: 1 hard threshold only, 2 both */
+  bm3d_nlm_profile      nlm;
+  bm3d_isoline_profile  isoline;
+
+  /* The CUDA device a call holds (cuda_device.cu), else NULL.  */
+  void                 *cuda;
+
+  /* Progress inside the current tile, 0..1.  Returns non-zero when the
+   * user cancelled; the backend then stops and returns
+   * BM3D_ERR_CANCELLED.  Call it from the calling thread only.  */
+  int                 (*tick) (bm3d_job *job, double tile_fraction);
+
+  /* Private to the dispatcher and these helpers.  */
+  double                tile_base;
+  double                tile_share;
+  size_t                host_bytes_now;
+};
+
+/* Zero `job` and tie it to `params` and `report`.  */
+void   bm3d_job_init (bm3d_job *job, const bm3d_params *params,
+                      bm3d_report *report);
+
+/* Write a one-line message into job->report->message (printf style).  */
+void   bm3d_job_message (bm3d_job *job, const char *format, ...)
+  __attribute__ ((format (printf, 2, 3)));
+
+/* Record an allocation high-water mark (bytes now held by the engine).  */
+void   bm3d_job_note_host_bytes (bm3d_job *job, size_t bytes);
+
+/* Peak-tracking allocation for backends (64-byte aligned): counts
+ * toward report->peak_host_bytes.  */
+void  *bm3d_alloc (bm3d_job *job, size_t bytes);
+void   bm3d_free  (bm3d_job *job, void *ptr, size_t bytes);
+
+double bm3d_seconds (void);   /* monotonic clock */
+
+/* Denoise one tile: `noisy` in, `out` (same geometry, allocated by the
+ * caller) out.  Returns BM3D_OK or an error with the message set.  */
+typedef bm3d_status (*bm3d_tile_func) (const bm3d_planes *noisy,
+                                       bm3d_planes       *out,
+                                       bm3d_job          *job);
+
+/* One tile of the plan every tiled path shares: the read rectangle
+ * (core plus `margin`, clipped to the image, widened to a patch only
+ * for images smaller than one) and the core written back.  */
+typedef struct
+{
+  int x0, y0, x1, y1;
+  int cx0, cy0, cx1, cy1;
+} bm3d_tile_rect;
+
+void   bm3d_tile_rect_for (int width, int height, int side, int margin,
+                           int ix, int iy, bm3d_tile_rect *t);
+
+/* A tile core side for `job`: `side` rounded down to job->align, and
+ * at least three patches.  */
+int    bm3d_tile_side_aligned (const bm3d_job *job, int side);
+
+/* The matrix taking pixels to planes (forward) and back (inverse) for
+ * the job's colour space: the opponent transform or the identity.  */
+const float (*bm3d_job_colour_fwd (const bm3d_job *job))[3];
+const float (*bm3d_job_colour_inv (const bm3d_job *job))[3];
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BM3D_JOB_H */
