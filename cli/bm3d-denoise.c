@@ -59,6 +59,9 @@ typedef struct
   /* Options seen, to refuse those that do not apply to the action.  */
   int           seen_denoise_option;
   int           seen_seed;
+  int           estimate_sigma; /* --sigma auto                         */
+  int           seen_nlm_option;
+  int           seen_isoline_option;
 } Options;
 
 enum
@@ -68,7 +71,12 @@ enum
   OPT_PSNR,
   OPT_COMPARE,
   OPT_CONVERT,
-  OPT_DEPTH
+  OPT_DEPTH,
+  OPT_ISOLINE_VARIANT,
+  OPT_NLM_PATCH,
+  OPT_NLM_SEARCH,
+  OPT_NLM_H,
+  OPT_NLM_GAUSSIAN
 };
 
 static const struct option long_options[] =
@@ -84,6 +92,11 @@ static const struct option long_options[] =
   { "compare",   no_argument,       NULL, OPT_COMPARE },
   { "convert",   no_argument,       NULL, OPT_CONVERT },
   { "depth",     required_argument, NULL, OPT_DEPTH },
+  { "isoline-variant", required_argument, NULL, OPT_ISOLINE_VARIANT },
+  { "nlm-patch",  required_argument, NULL, OPT_NLM_PATCH },
+  { "nlm-search", required_argument, NULL, OPT_NLM_SEARCH },
+  { "nlm-h",      required_argument, NULL, OPT_NLM_H },
+  { "nlm-gaussian", no_argument,     NULL, OPT_NLM_GAUSSIAN },
   { "help",      no_argument,       NULL, 'h' },
   { "version",   no_argument,       NULL, 'V' },
   { NULL, 0, NULL, 0 }
@@ -119,13 +132,27 @@ print_help (void)
           "Denoising:\n"
           "  -s, --sigma=S        noise standard deviation on the 0..255 "
           "scale,\n"
-          "                       above 0 and at most 255 (default 25)\n"
+          "                       above 0 and at most 255 (default 25), or "
+          "auto:\n"
+          "                       estimate it from INPUT first\n"
           "  -m, --mode=MODE      bm3d (both phases, default), bm3d-fast "
           "(first\n"
           "                       phase only), nlm, isoline\n"
           "  -b, --backend=NAME   auto (CUDA when usable, default), cpu, "
           "cuda\n"
           "  -t, --threads=N      CPU threads, 0 = all cores (default 0)\n"
+          "      --isoline-variant=V  hybrid (default) or pipd, with "
+          "--mode isoline\n"
+          "      --nlm-patch=N    NL-means patch side (odd, 1..15), with "
+          "--mode nlm\n"
+          "      --nlm-search=N   NL-means search window side (odd, "
+          "3..71)\n"
+          "      --nlm-h=H        NL-means filtering parameter (0..255 "
+          "scale)\n"
+          "      --nlm-gaussian   NL-means: Gaussian-weighted patch "
+          "distance\n"
+          "                       (the NL-means defaults follow sigma, as "
+          "published)\n"
           "      --psnr=REFERENCE after denoising, print the PSNR of INPUT "
           "and\n"
           "                       OUTPUT against the clean REFERENCE\n"
@@ -238,15 +265,63 @@ set_option (Options *opt, int c, const char *arg)
   switch (c)
     {
     case 's':
+      opt->seen_denoise_option = 1;
+      if (strcmp (arg, "auto") == 0)
+        {
+          opt->estimate_sigma = 1;
+          return 0;
+        }
       if (parse_double (arg, &d) < 0 || d <= BM3D_SIGMA_MIN_EXCLUSIVE
           || d > BM3D_SIGMA_MAX)
         {
           message ("invalid sigma '%s': expected a number above 0 and at "
-                   "most 255", arg);
+                   "most 255, or auto", arg);
           return -1;
         }
       opt->params.sigma = (float) d;
-      opt->seen_denoise_option = 1;
+      opt->estimate_sigma = 0;
+      return 0;
+    case OPT_ISOLINE_VARIANT:
+      if ((v = bm3d_isoline_variant_parse (arg)) < 0)
+        {
+          message ("unknown isoline variant '%s' (expected hybrid or pipd)",
+                   arg);
+          return -1;
+        }
+      opt->params.isoline.variant = (bm3d_isoline_variant) v;
+      opt->seen_isoline_option = opt->seen_denoise_option = 1;
+      return 0;
+    case OPT_NLM_PATCH:
+    case OPT_NLM_SEARCH:
+      if (parse_long (arg, 1, c == OPT_NLM_PATCH ? 15 : 71, &l) < 0
+          || l % 2 == 0 || (c == OPT_NLM_SEARCH && l < 3))
+        {
+          message (c == OPT_NLM_PATCH
+                   ? "invalid NL-means patch side '%s': expected an odd "
+                     "number from 1 to 15"
+                   : "invalid NL-means search window '%s': expected an odd "
+                     "number from 3 to 71", arg);
+          return -1;
+        }
+      if (c == OPT_NLM_PATCH)
+        opt->params.nlm.patch = (int) l;
+      else
+        opt->params.nlm.search = (int) l;
+      opt->seen_nlm_option = opt->seen_denoise_option = 1;
+      return 0;
+    case OPT_NLM_H:
+      if (parse_double (arg, &d) < 0 || d <= 0.0 || d > 10000.0)
+        {
+          message ("invalid NL-means h '%s': expected a number above 0",
+                   arg);
+          return -1;
+        }
+      opt->params.nlm.h = (float) d;
+      opt->seen_nlm_option = opt->seen_denoise_option = 1;
+      return 0;
+    case OPT_NLM_GAUSSIAN:
+      opt->params.nlm.gaussian = 1;
+      opt->seen_nlm_option = opt->seen_denoise_option = 1;
       return 0;
     case 'm':
       if ((v = bm3d_mode_parse (arg)) < 0)
@@ -331,8 +406,19 @@ check_action (const Options *opt, int actions, int positional)
     }
   if (opt->action != ACTION_DENOISE && opt->seen_denoise_option)
     {
-      message ("--sigma, --mode, --backend, --threads and --psnr apply only "
-               "to denoising");
+      message ("--sigma, --mode, --backend, --threads, --psnr and the mode "
+               "options apply only to denoising");
+      return -1;
+    }
+  if (opt->seen_nlm_option && opt->params.mode != BM3D_MODE_NLM)
+    {
+      message ("--nlm-patch, --nlm-search, --nlm-h and --nlm-gaussian apply "
+               "only to --mode nlm");
+      return -1;
+    }
+  if (opt->seen_isoline_option && opt->params.mode != BM3D_MODE_ISOLINE)
+    {
+      message ("--isoline-variant applies only to --mode isoline");
       return -1;
     }
   if (opt->seen_seed && opt->action != ACTION_ADD_NOISE)
@@ -476,8 +562,9 @@ mebibytes (double bytes)
 }
 
 static void
-print_verbose (const Options *opt, const Image *in, const bm3d_report *report,
-               double t_read, double t_write, double t_total)
+print_verbose (const Options *opt, const bm3d_params *params, const Image *in,
+               const bm3d_report *report, double t_read, double t_write,
+               double t_total)
 {
   struct rusage usage;
   long cores = sysconf (_SC_NPROCESSORS_ONLN);
@@ -486,8 +573,8 @@ print_verbose (const Options *opt, const Image *in, const bm3d_report *report,
 
   message ("%s: %dx%d %s, %d bits", opt->input, in->width, in->height,
            layout_name (in), in->depth);
-  message ("mode %s, sigma %g, backend %s%s", bm3d_mode_name (opt->params.mode),
-           (double) opt->params.sigma,
+  message ("mode %s, sigma %g, backend %s%s", bm3d_mode_name (params->mode),
+           (double) params->sigma,
            bm3d_backend_name (report->backend_used),
            report->backend_used == BM3D_BACKEND_CPU ? "" : " (GPU)");
   if (report->backend_used == BM3D_BACKEND_CPU)
@@ -730,6 +817,7 @@ run_denoise (const Options *opt)
 {
   Image in, out, ref = { 0 };
   bm3d_image in_view, out_view;
+  bm3d_params params;
   bm3d_report report;
   bm3d_status status;
   char error[512];
@@ -753,7 +841,27 @@ run_denoise (const Options *opt)
 
   in_view = engine_view (&in);
   out_view = engine_view (&out);
-  status = bm3d_denoise (&in_view, &out_view, &opt->params, &report);
+  params = opt->params;
+  if (opt->estimate_sigma)
+    {
+      float sigma;
+
+      status = bm3d_estimate_sigma (&in_view, &params, &sigma, &report);
+      if (status != BM3D_OK)
+        {
+          message ("%s: cannot estimate the noise level: %s", opt->input,
+                   report.message[0] ? report.message
+                                     : bm3d_status_string (status));
+          goto done;
+        }
+      if (opt->verbose)
+        message ("estimated noise level: sigma %.2f (%.3f s)",
+                 (double) sigma, report.seconds_total);
+      /* A clean image estimates to (almost) nothing: still denoise, at
+       * the least level the engine takes.  */
+      params.sigma = sigma > 0.1f ? sigma : 0.1f;
+    }
+  status = bm3d_denoise (&in_view, &out_view, &params, &report);
   if (status != BM3D_OK)
     {
       message ("%s", report.message[0] ? report.message
@@ -773,7 +881,8 @@ run_denoise (const Options *opt)
   t_write = now_seconds () - t_write;
 
   if (opt->verbose)
-    print_verbose (opt, &in, &report, t_read, t_write, now_seconds () - t0);
+    print_verbose (opt, &params, &in, &report, t_read, t_write,
+                   now_seconds () - t0);
   if (opt->reference)
     print_psnr_report (&in, &out, &ref);
   result = EXIT_SUCCESS;
