@@ -49,6 +49,7 @@ typedef struct
   int           warmup;
   uint64_t      seed;
   const char   *image;
+  bm3d_params   mode_options;   /* --nlm-h and the like */
 } options;
 
 /* ---- images ----------------------------------------------------------- */
@@ -278,7 +279,7 @@ bench_one (const options *opt, const float *clean, const float *noisy,
   in.data = (float *) noisy;
   out.data = result;
 
-  bm3d_params_init (&params);
+  params = opt->mode_options;
   params.sigma = opt->sigma;
   params.mode = opt->mode;
   params.backend = backend;
@@ -434,6 +435,7 @@ main (int argc, char **argv)
   opt.n_backends = 2;
   opt.sigma = 25.0f;
   opt.mode = BM3D_MODE_BM3D;
+  bm3d_params_init (&opt.mode_options);
   opt.repeat = 1;
   opt.warmup = 1;
   opt.seed = 1;
@@ -452,6 +454,25 @@ main (int argc, char **argv)
         {
           opt.warmup = 0;
           continue;
+        }
+      if (strncmp (a, "--", 2) == 0)
+        {
+          char error[200];
+          int takes = engine_option_takes_value (a + 2);
+          int set = engine_option_set (&opt.mode_options, a + 2,
+                                       takes ? v : NULL, error, sizeof error);
+
+          if (set < 0 || (set > 0 && takes && !v))
+            {
+              fprintf (stderr, "bm3d-bench: %s\n",
+                       set < 0 ? error : "option needs a value");
+              return 2;
+            }
+          if (set > 0)
+            {
+              i += takes;
+              continue;
+            }
         }
       if (!v)
         {

@@ -10,8 +10,9 @@
  * the Free Software Foundation; either version 3 of the License, or
  * (at your option) any later version.
  *
- *   bm3d-quality [--sigma S] [--mode bm3d|bm3d-fast] [--backend B]
- *                [--threads N] [--seed N] [--save-noisy DIR] clean...  */
+ *   bm3d-quality [--sigma S] [--mode bm3d|bm3d-fast|nlm|isoline]
+ *                [--backend B] [--threads N] [--seed N] [--save-noisy DIR]
+ *                [mode options as bm3d-denoise's: --nlm-h H, ...] clean...  */
 #include "config.h"
 
 #include <math.h>
@@ -77,10 +78,26 @@ main (int argc, char **argv)
   params.backend = BM3D_BACKEND_CPU;
   for (i = 1; i < argc && argv[i][0] == '-'; i++)
     {
-      if (i + 1 >= argc)
+      char error[200];
+      int set;
+
+      if (i + 1 >= argc && engine_option_takes_value (argv[i] + 2))
         {
           fprintf (stderr, "%s: option %s needs a value\n", argv[0], argv[i]);
           return 2;
+        }
+      set = engine_option_set (&params, argv[i] + 2,
+                               engine_option_takes_value (argv[i] + 2)
+                               ? argv[i + 1] : NULL, error, sizeof error);
+      if (set < 0)
+        {
+          fprintf (stderr, "%s: %s\n", argv[0], error);
+          return 2;
+        }
+      if (set > 0)
+        {
+          i += engine_option_takes_value (argv[i] + 2);
+          continue;
         }
       if (strcmp (argv[i], "--sigma") == 0)
         params.sigma = (float) atof (argv[++i]);

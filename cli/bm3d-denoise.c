@@ -102,6 +102,15 @@ static const struct option long_options[] =
   { NULL, 0, NULL, 0 }
 };
 
+static const char *
+long_option_name (int val)
+{
+  for (const struct option *o = long_options; o->name; o++)
+    if (o->val == val)
+      return o->name;
+  return "";
+}
+
 /* ---- messages -------------------------------------------------------- */
 
 static void
@@ -282,47 +291,27 @@ set_option (Options *opt, int c, const char *arg)
       opt->estimate_sigma = 0;
       return 0;
     case OPT_ISOLINE_VARIANT:
-      if ((v = bm3d_isoline_variant_parse (arg)) < 0)
-        {
-          message ("unknown isoline variant '%s' (expected hybrid or pipd)",
-                   arg);
-          return -1;
-        }
-      opt->params.isoline.variant = (bm3d_isoline_variant) v;
-      opt->seen_isoline_option = opt->seen_denoise_option = 1;
-      return 0;
     case OPT_NLM_PATCH:
     case OPT_NLM_SEARCH:
-      if (parse_long (arg, 1, c == OPT_NLM_PATCH ? 15 : 71, &l) < 0
-          || l % 2 == 0 || (c == OPT_NLM_SEARCH && l < 3))
-        {
-          message (c == OPT_NLM_PATCH
-                   ? "invalid NL-means patch side '%s': expected an odd "
-                     "number from 1 to 15"
-                   : "invalid NL-means search window '%s': expected an odd "
-                     "number from 3 to 71", arg);
-          return -1;
-        }
-      if (c == OPT_NLM_PATCH)
-        opt->params.nlm.patch = (int) l;
-      else
-        opt->params.nlm.search = (int) l;
-      opt->seen_nlm_option = opt->seen_denoise_option = 1;
-      return 0;
     case OPT_NLM_H:
-      if (parse_double (arg, &d) < 0 || d <= 0.0 || d > 10000.0)
-        {
-          message ("invalid NL-means h '%s': expected a number above 0",
-                   arg);
-          return -1;
-        }
-      opt->params.nlm.h = (float) d;
-      opt->seen_nlm_option = opt->seen_denoise_option = 1;
-      return 0;
     case OPT_NLM_GAUSSIAN:
-      opt->params.nlm.gaussian = 1;
-      opt->seen_nlm_option = opt->seen_denoise_option = 1;
-      return 0;
+      {
+        const char *name = long_option_name (c);
+        char error[200];
+
+        if (engine_option_set (&opt->params, name, arg, error,
+                               sizeof error) < 0)
+          {
+            message ("%s", error);
+            return -1;
+          }
+        if (engine_option_mode (name) == BM3D_MODE_NLM)
+          opt->seen_nlm_option = 1;
+        else
+          opt->seen_isoline_option = 1;
+        opt->seen_denoise_option = 1;
+        return 0;
+      }
     case 'm':
       if ((v = bm3d_mode_parse (arg)) < 0)
         {

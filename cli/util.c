@@ -9,7 +9,11 @@
  * (at your option) any later version.  */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "util.h"
 
@@ -66,4 +70,95 @@ engine_view (const Image *img)
   view.stride = (size_t) img->width * img->channels;
   view.data = img->data;
   return view;
+}
+
+/* ---- the modes' expert options ----------------------------------------- */
+
+static int
+parse_odd (const char *text, int lo, int hi, int *value)
+{
+  char *end;
+  long v;
+
+  errno = 0;
+  v = strtol (text, &end, 10);
+  if (end == text || *end != '\0' || errno != 0 || v < lo || v > hi
+      || v % 2 == 0)
+    return -1;
+  *value = (int) v;
+  return 0;
+}
+
+int
+engine_option_takes_value (const char *name)
+{
+  return strcmp (name, "nlm-gaussian") != 0;
+}
+
+bm3d_mode
+engine_option_mode (const char *name)
+{
+  return strncmp (name, "nlm-", 4) == 0 ? BM3D_MODE_NLM : BM3D_MODE_ISOLINE;
+}
+
+int
+engine_option_set (bm3d_params *params, const char *name, const char *value,
+                   char *error, size_t error_len)
+{
+  if (strcmp (name, "isoline-variant") == 0)
+    {
+      int v = bm3d_isoline_variant_parse (value);
+
+      if (v < 0)
+        {
+          snprintf (error, error_len, "unknown isoline variant '%s' "
+                    "(expected hybrid or pipd)", value);
+          return -1;
+        }
+      params->isoline.variant = (bm3d_isoline_variant) v;
+      return 1;
+    }
+  if (strcmp (name, "nlm-patch") == 0)
+    {
+      if (parse_odd (value, 1, 15, &params->nlm.patch) < 0)
+        {
+          snprintf (error, error_len, "invalid NL-means patch side '%s': "
+                    "expected an odd number from 1 to 15", value);
+          return -1;
+        }
+      return 1;
+    }
+  if (strcmp (name, "nlm-search") == 0)
+    {
+      if (parse_odd (value, 3, 71, &params->nlm.search) < 0)
+        {
+          snprintf (error, error_len, "invalid NL-means search window '%s': "
+                    "expected an odd number from 3 to 71", value);
+          return -1;
+        }
+      return 1;
+    }
+  if (strcmp (name, "nlm-h") == 0)
+    {
+      char *end;
+      double h;
+
+      errno = 0;
+      h = strtod (value, &end);
+      if (end == value || *end != '\0' || errno != 0 || !isfinite (h)
+          || h <= 0.0 || h > 10000.0)
+        {
+          snprintf (error, error_len, "invalid NL-means h '%s': expected a "
+                    "number above 0", value);
+          return -1;
+        }
+      params->nlm.h = (float) h;
+      return 1;
+    }
+  if (strcmp (name, "nlm-gaussian") == 0)
+    {
+      params->nlm.gaussian = 1;
+      return 1;
+    }
+  return 0;
 }

@@ -30,6 +30,21 @@ void       add_gaussian_noise    (float *v, size_t n, double sigma,
  * `squared_error`; infinite when there is no error.  */
 double     psnr_of_squared_error (double squared_error, size_t samples);
 
+/* The modes' expert options by their command-line names, without the
+ * dashes: "isoline-variant", "nlm-patch", "nlm-search", "nlm-h" and
+ * "nlm-gaussian" (which takes no value; pass NULL).  Sets the field of
+ * `params`.  Returns 1 when set, 0 when `name` is none of them, and -1
+ * with a one-line reason in `error` for a bad value.  */
+int        engine_option_set     (bm3d_params *params, const char *name,
+                                  const char *value, char *error,
+                                  size_t error_len);
+
+/* Does the option `name` (as above) take a value?  */
+int        engine_option_takes_value (const char *name);
+
+/* Which mode an option of engine_option_set () belongs to.  */
+bm3d_mode  engine_option_mode    (const char *name);
+
 /* `img` as the engine sees it: no copy.  */
 bm3d_image engine_view           (const Image *img);
 
