@@ -40,6 +40,15 @@
  *                by C (p), summed over the box of patches covering each
  *                pixel and multiplied with the noisy value at x + d.
  *
+ * The weight of two patches does not depend on which is the reference:
+ * w (p, d) = w (p + d, -d).  So each pass computes the weights of one
+ * offset of every opposite pair, over the block widened by the offset,
+ * and uses them for both: in pass 1 w (p, d) and w (p - d, d) add to
+ * C (p); in pass 2 they weigh u (x + d) and u (x - d).  That halves the
+ * distances and exponentials, the bulk of the work.  (The CUDA kernels
+ * compute each offset on its own, keeping everything on chip; their sums
+ * differ from these only in the order of the additions.)
+ *
  * Both passes walk the tile in blocks of rows and columns, one OpenMP
  * thread per block; a block owns its output pixels, and every pixel sums
  * its offsets in the same order, so the result is bit-identical for any
@@ -78,8 +87,8 @@
  * the 2f extra rows of a patch's reach cost little, narrow enough that
  * the block's rows (with the search window's reach) stay in the L2
  * cache while all offsets pass over them.  */
-#define BLOCK_ROWS 32
-#define BLOCK_COLS 128
+#define BLOCK_ROWS 48
+#define BLOCK_COLS 256
 
 static INLINE int
 round_lanes (int n)
@@ -157,25 +166,53 @@ typedef struct
   int          cols_block;         /* columns of a block                  */
 } nlm_tile;
 
-/* One thread's rows of work (see scratch_floats).  */
+/* One thread's work space (see scratch_layout).  */
 typedef struct
 {
   float *diff;       /* squared differences of one row                   */
   float *rows;       /* 2f + 1 rows of sums across the patch             */
-  float *weight;     /* normalised weights of one row                    */
-  float *boxes;      /* 2f + 1 rows of weights summed across the patch   */
+  float *weights;    /* the weights of the block widened by an offset    */
+  float *share[2];   /* one row of normalised weights, offset d and -d   */
+  float *boxes[2];   /* 2f + 1 rows of those summed across the patch     */
   float *acc;        /* the block's output sums, channel after channel   */
+  int    row_floats; /* floats of one row of each                        */
 } nlm_scratch;
 
-static size_t
-scratch_floats (const nlm_tile *t, int *row_floats)
+/* Floats of one row: a block's columns, widened by 2f patch centres, the
+ * search radius (the other offset of a pair) and 2f more for the
+ * differences, plus whole-vector slack.  */
+static int
+row_floats (const nlm_tile *t)
 {
-  /* Rows are at most cols_block + 4f wide, plus whole-vector slack.  */
-  int n = round_lanes (t->cols_block + 4 * t->f + 3 * LANES);
-  int ring = 2 * t->f + 1;
+  return round_lanes (t->cols_block + 4 * t->f + t->r + 3 * LANES);
+}
 
-  *row_floats = n;
-  return (size_t) n * (2 + 2 * ring)
+/* Rows of the weights buffer: a block's rows widened likewise.  */
+static int
+weight_rows (const nlm_tile *t)
+{
+  return BLOCK_ROWS + 2 * t->f + t->r;
+}
+
+static size_t
+scratch_layout (const nlm_tile *t, float *base, nlm_scratch *s)
+{
+  const size_t n = (size_t) row_floats (t), ring = 2 * t->f + 1;
+  float *p = base;
+
+  if (s)
+    {
+      s->row_floats = (int) n;
+      s->diff = p;
+      s->share[0] = p + n;
+      s->share[1] = p + 2 * n;
+      s->rows = p + 3 * n;
+      s->boxes[0] = s->rows + ring * n;
+      s->boxes[1] = s->boxes[0] + ring * n;
+      s->weights = s->boxes[1] + ring * n;
+      s->acc = s->weights + (size_t) weight_rows (t) * n;
+    }
+  return n * (3 + 3 * ring + weight_rows (t))
          + (size_t) t->channels * BLOCK_ROWS * n;
 }
 
@@ -207,7 +244,7 @@ pad_tile (const bm3d_planes *noisy, nlm_tile *t)
 
 /* Squared differences summed over the channels, for n values from
  * padded row y, column x, against the same at offset (dy, dx).  */
-HOT_LOOP static void
+static INLINE void
 diff_row (const nlm_tile *t, int y, int x, int dy, int dx, int n,
           float *restrict out)
 {
@@ -230,11 +267,11 @@ diff_row (const nlm_tile *t, int y, int x, int dy, int dx, int n,
 
 /* out[i] = sum over k < 2f + 1 of taps[k] * in[i + k]: plain sums when
  * the taps are all 1.  */
-HOT_LOOP static void
-sum_across (const nlm_tile *t, const float *restrict in, int n,
+static INLINE void
+sum_across (const nlm_tile *t, const int f, const float *restrict in, int n,
             float *restrict out)
 {
-  const int side = 2 * t->f + 1;
+  const int side = 2 * f + 1;
 
   for (int i = 0; i < n; i += LANES)
     {
@@ -260,9 +297,10 @@ sum_across (const nlm_tile *t, const float *restrict in, int n,
  * centres (rows[k] holds centre row + k - f): the patches' distance
  * sums, lanes i .. i + LANES - 1.  */
 static INLINE void
-sum_down (const nlm_tile *t, float *const *rows, int i, vec_f *out)
+sum_down (const nlm_tile *t, const int f, float *const *rows, int i,
+          vec_f *out)
 {
-  const int side = 2 * t->f + 1;
+  const int side = 2 * f + 1;
   vec_f sum;
 
   if (!t->wt.gaussian)
@@ -280,70 +318,111 @@ sum_down (const nlm_tile *t, float *const *rows, int i, vec_f *out)
   *out = sum;
 }
 
-/* ---- weight_sums (pass 1) ------------------------------------------------ */
-
-/* A row of patch centres at one offset: their weights added to wsum,
- * the largest kept in wmax.  */
-HOT_LOOP static void
-add_weights (const nlm_tile *t, float *const *rows, int n,
-             float *restrict wsum, float *restrict wmax)
+/* The weights of one offset (dy, dx) for the patch centres of padded
+ * rows y0 .. y1 - 1 and n (a multiple of LANES) columns from padded
+ * column x0, into rows of s->weights.  The differences walk down the
+ * rows; the last 2f + 1 rows of their across-sums are kept in a ring.  */
+static INLINE void
+offset_weights (const nlm_tile *t, const int f, const nlm_scratch *s, int dy,
+                int dx, int y0, int y1, int x0, int n)
 {
-  for (int i = 0; i < n; i += LANES)
-    {
-      vec_f w, m = VLOAD (wmax + i);
-      vec_i more;
+  const int side = 2 * f + 1;
+  const int n_d = round_lanes (n + 2 * f);
+  float *rows[2 * BM3D_NLM_PATCH_RADIUS_MAX + 1];
 
-      sum_down (t, rows, i, &w);
-      weight_of (&w, t->wt.slope, t->wt.offset);
-      VSTORE (wsum + i, VLOAD (wsum + i) + w);
-      more = w > m;
-      VSTORE (wmax + i, (vec_f) (((vec_i) w & more) | ((vec_i) m & ~more)));
+  for (int y = y0 - f; y < y1 + f; y++)
+    {
+      diff_row (t, y, x0 - f, dy, dx, n_d, s->diff);
+      sum_across (t, f, s->diff, n,
+                  s->rows + (size_t) (y % side) * s->row_floats);
+      if (y >= y0 + f)
+        {
+          const int c = y - f;          /* the centre row now complete */
+          float *out = s->weights + (size_t) (c - y0) * s->row_floats;
+
+          for (int k = 0; k < side; k++)
+            rows[k] = s->rows + (size_t) ((c - f + k) % side) * s->row_floats;
+          for (int i = 0; i < n; i += LANES)
+            {
+              vec_f w;
+
+              sum_down (t, f, rows, i, &w);
+              weight_of (&w, t->wt.slope, t->wt.offset);
+              VSTORE (out + i, w);
+            }
+        }
     }
 }
 
+/* ---- weight_sums (pass 1) ------------------------------------------------ */
+
+static INLINE void
+add_weights (const float *restrict w, int n, float *restrict wsum,
+             float *restrict wmax)
+{
+  for (int i = 0; i < n; i += LANES)
+    {
+      vec_f v = VLOAD (w + i), m = VLOAD (wmax + i);
+      vec_i more = v > m;
+
+      VSTORE (wsum + i, VLOAD (wsum + i) + v);
+      VSTORE (wmax + i, (vec_f) (((vec_i) v & more) | ((vec_i) m & ~more)));
+    }
+}
+
+/* The offsets of the search window with dy > 0, or dy = 0 and dx > 0:
+ * one of each opposite pair, in raster order.  */
+#define FOR_HALF_WINDOW(r, dy, dx)                                      \
+  for (int dy = 0; dy <= (r); dy++)                                     \
+    for (int dx = dy == 0 ? 1 : -(r); dx <= (r); dx++)
+
 /* Pass 1 over the patch centres of rows y0 .. y1 - 1 and columns x0 ..
  * x1 - 1 (coordinates of the centres' region, whose (0, 0) is the tile's
- * (-f, -f)).  */
-static void
+ * (-f, -f), padded (m - f, m - f)).  */
+static INLINE void
+weight_sums_block_f (const nlm_tile *t, const int f, const nlm_scratch *s,
+                     int y0, int y1, int x0, int x1)
+{
+  const int m = t->margin;
+  const int n = round_lanes (x1 - x0);
+
+  FOR_HALF_WINDOW (t->r, dy, dx)
+    {
+      /* Centres from dy rows above and from max (dx, 0) columns left of
+       * the block: each centre p gets w (p, d) and w (p - d, d).  */
+      const int left = dx > 0 ? dx : 0;
+      const int wy0 = y0 - dy + m - f, wx0 = x0 - left + m - f;
+
+      offset_weights (t, f, s, dy, dx, wy0, y1 + m - f, wx0,
+                      round_lanes (n + (dx < 0 ? -dx : dx)));
+      for (int y = y0; y < y1; y++)
+        {
+          const float *own = s->weights + (size_t) (y - y0 + dy) * s->row_floats
+                             + left;
+          const float *mirror = s->weights + (size_t) (y - y0) * s->row_floats
+                                + left - dx;
+          float *sum = t->wsum + (size_t) y * t->sums_pitch + x0;
+          float *max = t->wmax + (size_t) y * t->sums_pitch + x0;
+
+          add_weights (own, n, sum, max);
+          add_weights (mirror, n, sum, max);
+        }
+    }
+}
+
+/* The block functions, built for the common patch radii as constants
+ * (the loops across and down a patch unroll) and for any other.  */
+HOT_LOOP static void
 weight_sums_block (const nlm_tile *t, const nlm_scratch *s, int y0, int y1,
                    int x0, int x1)
 {
-  const int f = t->f, r = t->r, m = t->margin, side = 2 * f + 1;
-  const int n_w = round_lanes (x1 - x0);
-  const int n_d = round_lanes (n_w + 2 * f);
-  int row_floats;
-  float *ring[2 * BM3D_NLM_PATCH_RADIUS_MAX + 1];
-  float *rows[2 * BM3D_NLM_PATCH_RADIUS_MAX + 1];
-
-  scratch_floats (t, &row_floats);
-  for (int k = 0; k < side; k++)
-    ring[k] = s->rows + (size_t) k * row_floats;
-
-  for (int dy = -r; dy <= r; dy++)
-    for (int dx = -r; dx <= r; dx++)
-      {
-        if (dy == 0 && dx == 0)
-          continue;
-        /* Centre row y (region) is padded row y + m - f; its patch
-         * reaches padded rows y + m - 2f .. y + m.  */
-        for (int q = y0 - f; q < y1 + f; q++)
-          {
-            int py = q + m - f;
-
-            diff_row (t, py, x0 + m - 2 * f, dy, dx, n_d, s->diff);
-            sum_across (t, s->diff, n_w, ring[(py % side)]);
-            if (q >= y0 + f)
-              {
-                int y = q - f;
-
-                for (int k = 0; k < side; k++)
-                  rows[k] = ring[(py - 2 * f + k) % side];
-                add_weights (t, rows, n_w,
-                             t->wsum + (size_t) y * t->sums_pitch + x0,
-                             t->wmax + (size_t) y * t->sums_pitch + x0);
-              }
-          }
-      }
+  switch (t->f)
+    {
+    case 1: weight_sums_block_f (t, 1, s, y0, y1, x0, x1); break;
+    case 2: weight_sums_block_f (t, 2, s, y0, y1, x0, x1); break;
+    case 3: weight_sums_block_f (t, 3, s, y0, y1, x0, x1); break;
+    default: weight_sums_block_f (t, t->f, s, y0, y1, x0, x1); break;
+    }
 }
 
 /* 1 / C (p) and the centre patch's normalised weight.  A patch no other
@@ -363,26 +442,18 @@ normalise_sums (float *restrict wsum, float *restrict wmax, size_t n)
 
 /* ---- aggregate (pass 2) -------------------------------------------------- */
 
-/* A row of patch centres at one offset: their weights times 1 / C.  */
-HOT_LOOP static void
-normalised_weights (const nlm_tile *t, float *const *rows, int n,
-                    const float *restrict inv_sum, float *restrict out)
+/* The plain sum across 2f + 1 values of `in` (times `scale` first, when
+ * given): the share of one row of patches in each pixel's estimate.  */
+static INLINE void
+box_across (const float *restrict in, const float *restrict scale, int side,
+            int n_in, int n, float *restrict tmp, float *restrict out)
 {
-  for (int i = 0; i < n; i += LANES)
+  if (scale)
     {
-      vec_f w;
-
-      sum_down (t, rows, i, &w);
-      weight_of (&w, t->wt.slope, t->wt.offset);
-      VSTORE (out + i, w * VLOAD (inv_sum + i));
+      for (int i = 0; i < n_in; i += LANES)
+        VSTORE (tmp + i, VLOAD (in + i) * VLOAD (scale + i));
+      in = tmp;
     }
-}
-
-/* The plain sum across 2f + 1 normalised weights: the share of the
- * offset in each pixel's estimate from the patches of one row.  */
-HOT_LOOP static void
-box_across (const float *restrict in, int side, int n, float *restrict out)
-{
   for (int i = 0; i < n; i += LANES)
     {
       vec_f sum = VLOAD (in + i);
@@ -393,14 +464,14 @@ box_across (const float *restrict in, int side, int n, float *restrict out)
     }
 }
 
-/* Down 2f + 1 rows of those sums, times the noisy values at the offset
- * from output row y (padded), column x, into the block's output sums.  */
-HOT_LOOP static void
-add_estimates (const nlm_tile *t, float *const *boxes, int y, int x, int dy,
-               int dx, int n, float *restrict acc, size_t acc_plane)
+/* Down 2f + 1 rows of those sums, times the noisy values from padded row
+ * y, column x, into the block's output sums.  */
+static INLINE void
+add_estimates (const nlm_tile *t, const int f, float *const *boxes, int y,
+               int x, int n, float *restrict acc, size_t acc_plane)
 {
-  const int side = 2 * t->f + 1;
-  const size_t src = (size_t) (y + dy) * t->pitch + x + dx;
+  const int side = 2 * f + 1;
+  const size_t src = (size_t) y * t->pitch + x;
 
   for (int i = 0; i < n; i += LANES)
     {
@@ -417,76 +488,84 @@ add_estimates (const nlm_tile *t, float *const *boxes, int y, int x, int dy,
     }
 }
 
-/* Pass 2 for the tile's pixels in rows y0 .. y1 - 1, columns x0 .. x1 -
- * 1: their sums of patch estimates, times 1 / (2f + 1)^2, into `out`.  */
-static void
-aggregate_block (const nlm_tile *t, const nlm_scratch *s, int y0, int y1,
-                 int x0, int x1, bm3d_planes *out)
+/* The box of 2f + 1 rows of across-sums ending at centre row p (tile
+ * coordinates) of ring `ring`.  */
+static INLINE void
+ring_rows (const nlm_scratch *s, float *ring, int side, int m, int p,
+           float **rows)
 {
-  const int f = t->f, r = t->r, m = t->margin, side = 2 * f + 1;
+  for (int k = 0; k < side; k++)
+    rows[k] = ring + (size_t) ((p + m - side + 1 + k) % side) * s->row_floats;
+}
+
+/* Pass 2 for the tile's pixels in rows y0 .. y1 - 1, columns x0 .. x1 -
+ * 1: their sums of patch estimates, times 1 / (2f + 1)^2, into `out`.
+ * The patch centres covering them are rows y0 - f .. y1 + f - 1, columns
+ * x0 - f ..; centre p's 1 / C is at region row p + f.  */
+static INLINE void
+aggregate_block_f (const nlm_tile *t, const int f, const nlm_scratch *s,
+                   int y0, int y1, int x0, int x1, bm3d_planes *out)
+{
+  const int m = t->margin, side = 2 * f + 1;
   const int n_x = round_lanes (x1 - x0);         /* output columns       */
-  const int n_w = round_lanes (n_x + 2 * f);     /* patch centres        */
-  const int n_d = round_lanes (n_w + 2 * f);     /* squared differences  */
+  const int n_c = round_lanes (n_x + 2 * f);     /* patch centres        */
   const size_t acc_plane = (size_t) BLOCK_ROWS * n_x;
-  int row_floats;
-  float *ring[2 * BM3D_NLM_PATCH_RADIUS_MAX + 1];
-  float *box[2 * BM3D_NLM_PATCH_RADIUS_MAX + 1];
   float *rows[2 * BM3D_NLM_PATCH_RADIUS_MAX + 1];
 
-  scratch_floats (t, &row_floats);
-  for (int k = 0; k < side; k++)
-    {
-      ring[k] = s->rows + (size_t) k * row_floats;
-      box[k] = s->boxes + (size_t) k * row_floats;
-    }
   memset (s->acc, 0, sizeof (float) * t->channels * acc_plane);
 
-  for (int dy = -r; dy <= r; dy++)
-    for (int dx = -r; dx <= r; dx++)
-      {
-        /* Patch centres of rows y0 - f .. y1 + f - 1 (tile coordinates)
-         * cover the block's rows; centre row p is padded row p + m, its
-         * region row p + f.  */
-        for (int q = y0 - 2 * f; q < y1 + 2 * f; q++)
-          {
-            int py = q + m;           /* padded row of this step's input */
-            int p;                    /* centre row now complete         */
+  /* The centre patch: its share was computed in pass 1.  */
+  for (int p = y0 - f; p < y1 + f; p++)
+    {
+      box_across (t->wmax + (size_t) (p + f) * t->sums_pitch + x0, NULL,
+                  side, n_c, n_x, NULL,
+                  s->boxes[0] + (size_t) ((p + m) % side) * s->row_floats);
+      if (p >= y0 + f)
+        {
+          ring_rows (s, s->boxes[0], side, m, p, rows);
+          add_estimates (t, f, rows, p - f + m, x0 + m, n_x,
+                         s->acc + (size_t) (p - f - y0) * n_x, acc_plane);
+        }
+    }
 
-            if (dy == 0 && dx == 0)
-              {
-                /* The centre patch: its weight is the precomputed
-                 * share, no distance to compute.  */
-                p = q;
-                if (p < y0 - f || p >= y1 + f)
-                  continue;
-                memcpy (s->weight, t->wmax + (size_t) (p + f) * t->sums_pitch
-                                   + x0, sizeof (float) * n_w);
-              }
-            else
-              {
-                diff_row (t, py, x0 + m - 2 * f, dy, dx, n_d, s->diff);
-                sum_across (t, s->diff, n_w, ring[py % side]);
-                if (q < y0)
-                  continue;
-                p = q - f;
-                for (int k = 0; k < side; k++)
-                  rows[k] = ring[(py - 2 * f + k) % side];
-                normalised_weights (t, rows, n_w,
-                                    t->wsum + (size_t) (p + f) * t->sums_pitch
-                                    + x0, s->weight);
-              }
-            box_across (s->weight, side, n_x, box[(p + m) % side]);
-            if (p >= y0 + f)
-              {
-                int y = p - f;
+  FOR_HALF_WINDOW (t->r, dy, dx)
+    {
+      /* Weights of centres from dy rows above and max (dx, 0) columns
+       * left of the covering centres: centre p takes w (p, d) for
+       * u (x + d) and w (p - d, d) for u (x - d).  */
+      const int left = dx > 0 ? dx : 0;
+      const int wy0 = y0 - f - dy + m, wx0 = x0 - f - left + m;
 
-                for (int k = 0; k < side; k++)
-                  rows[k] = box[(y + m - f + k) % side];
-                add_estimates (t, rows, y + m, x0 + m, dy, dx, n_x,
-                               s->acc + (size_t) (y - y0) * n_x, acc_plane);
-              }
-          }
-      }
+      offset_weights (t, f, s, dy, dx, wy0, y1 + f + m, wx0,
+                      round_lanes (n_c + (dx < 0 ? -dx : dx)));
+      for (int p = y0 - f; p < y1 + f; p++)
+        {
+          const float *inv = t->wsum + (size_t) (p + f) * t->sums_pitch + x0;
+          const float *own = s->weights + (size_t) (p + m - wy0) * s->row_floats
+                             + left;
+          const float *mirror = s->weights
+                                + (size_t) (p + m - dy - wy0) * s->row_floats
+                                + left - dx;
+          const size_t slot = (size_t) ((p + m) % side) * s->row_floats;
+
+          box_across (own, inv, side, n_c, n_x, s->share[0],
+                      s->boxes[0] + slot);
+          box_across (mirror, inv, side, n_c, n_x, s->share[1],
+                      s->boxes[1] + slot);
+          if (p >= y0 + f)
+            {
+              const int y = p - f;
+              float *acc = s->acc + (size_t) (y - y0) * n_x;
+
+              ring_rows (s, s->boxes[0], side, m, p, rows);
+              add_estimates (t, f, rows, y + m + dy, x0 + m + dx, n_x, acc,
+                             acc_plane);
+              ring_rows (s, s->boxes[1], side, m, p, rows);
+              add_estimates (t, f, rows, y + m - dy, x0 + m - dx, n_x, acc,
+                             acc_plane);
+            }
+        }
+    }
 
   for (int c = 0; c < t->channels; c++)
     for (int y = y0; y < y1; y++)
@@ -497,6 +576,19 @@ aggregate_block (const nlm_tile *t, const nlm_scratch *s, int y0, int y1,
         for (int x = x0; x < x1; x++)
           o[x] = a[x - x0] * t->wt.inv_patches;
       }
+}
+
+HOT_LOOP static void
+aggregate_block (const nlm_tile *t, const nlm_scratch *s, int y0, int y1,
+                 int x0, int x1, bm3d_planes *out)
+{
+  switch (t->f)
+    {
+    case 1: aggregate_block_f (t, 1, s, y0, y1, x0, x1, out); break;
+    case 2: aggregate_block_f (t, 2, s, y0, y1, x0, x1, out); break;
+    case 3: aggregate_block_f (t, 3, s, y0, y1, x0, x1, out); break;
+    default: aggregate_block_f (t, t->f, s, y0, y1, x0, x1, out); break;
+    }
 }
 
 /* ---- the tile ----------------------------------------------------------- */
@@ -524,9 +616,8 @@ run_blocks (nlm_tile *t, int pass, bm3d_planes *out, bm3d_job *job,
   const int bx = (cols + t->cols_block - 1) / t->cols_block;
   const int blocks = by * bx;
   int workers = job->threads < blocks ? job->threads : blocks;
-  int blocks_done = 0, cancelled = 0, row_floats;
+  int blocks_done = 0, cancelled = 0;
 
-  scratch_floats (t, &row_floats);
   if (workers < 1)
     workers = 1;
 #ifdef _OPENMP
@@ -547,11 +638,7 @@ run_blocks (nlm_tile *t, int pass, bm3d_planes *out, bm3d_job *job,
       stop = cancelled;
       if (stop)
         continue;
-      s.diff = base;
-      s.weight = s.diff + row_floats;
-      s.rows = s.weight + row_floats;
-      s.boxes = s.rows + (size_t) row_floats * (2 * t->f + 1);
-      s.acc = s.boxes + (size_t) row_floats * (2 * t->f + 1);
+      scratch_layout (t, base, &s);
       if (pass == 0)
         weight_sums_block (t, &s, y0, y1, x0, x1);
       else
@@ -618,7 +705,7 @@ bm3d_nlm_cpu_tile (const bm3d_planes *noisy, bm3d_planes *out,
   nlm_tile t;
   size_t pad_floats, sums_floats, scratch_each, scratch_floats_all, bytes;
   float *block;
-  int workers, row_floats;
+  int workers;
   bm3d_status status;
   double t0;
 
@@ -633,14 +720,14 @@ bm3d_nlm_cpu_tile (const bm3d_planes *noisy, bm3d_planes *out,
   bm3d_nlm_weights_init (p, noisy->sigma[0], t.channels, &t.wt);
   /* Whole vectors past the last column and past the search window's
    * reach stay inside the row.  */
-  t.pitch = round_lanes (t.width + 2 * t.margin + 4 * LANES);
+  t.pitch = round_lanes (t.width + 2 * t.margin + 8 * LANES);
   t.padded_height = t.height + 2 * t.margin;
   t.sums_pitch = round_lanes (t.width + 2 * t.f + 4 * LANES);
 
   pad_floats = (size_t) t.pitch * t.padded_height;
   sums_floats = (size_t) t.sums_pitch * (t.height + 2 * t.f);
   /* Each thread's share starts on a cache line.  */
-  scratch_each = (scratch_floats (&t, &row_floats) + 15) & ~(size_t) 15;
+  scratch_each = (scratch_layout (&t, NULL, NULL) + 15) & ~(size_t) 15;
   workers = job->threads > 0 ? job->threads : 1;
   scratch_floats_all = scratch_each * workers;
   bytes = sizeof (float) * (pad_floats * t.channels + 2 * sums_floats
