@@ -132,6 +132,23 @@ diff_sq (const float *win, int n, int wc, int row, int col, int dy, int dx)
   return s;
 }
 
+/* The same when the values at the offset, sh[c], are already loaded.  */
+template <int C>
+__device__ __forceinline__ float
+diff_sq_at (const float *win, int n, int a, const float (&sh)[C])
+{
+  float d = win[a] - sh[0];
+  float s = d * d;
+
+#pragma unroll
+  for (int c = 1; c < C; c++)
+    {
+      d = win[c * n + a] - sh[c];
+      s = fmaf (d, d, s);
+    }
+  return s;
+}
+
 /* sum_across: the lanes lane - f .. lane + f, tap-weighted, in that
  * order (multiplying by a tap of 1 and adding is exact: the box's plain
  * sums).  Lanes near the warp's edge get junk; they are never used.  */
@@ -345,11 +362,15 @@ aggregate (nlm_args a)
         for (int j = 0; j < 4 * F; j++)
           {
             const int row = row0 + j;
+            float sh[C];
 
 #pragma unroll
             for (int c = 0; c < C; c++)
-              push (shifted[c], win[c * n + (row + dy) * wc + col + dx]);
-            push (ring, across<F> (diff_sq<C> (win, n, wc, row, col, dy, dx),
+              {
+                sh[c] = win[c * n + (row + dy) * wc + col + dx];
+                push (shifted[c], sh[c]);
+              }
+            push (ring, across<F> (diff_sq_at<C> (win, n, row * wc + col, sh),
                                    lane));
             if (j >= 2 * F)
               push (boxes, box_across<F> (weight_of<F> (ring, a.slope,
@@ -360,12 +381,15 @@ aggregate (nlm_args a)
         for (int i = 0; i < NLM_ROWS (F); i++)
           {
             const int row = row0 + 4 * F + i;
-            float share;
+            float share, sh[C];
 
 #pragma unroll
             for (int c = 0; c < C; c++)
-              push (shifted[c], win[c * n + (row + dy) * wc + col + dx]);
-            push (ring, across<F> (diff_sq<C> (win, n, wc, row, col, dy, dx),
+              {
+                sh[c] = win[c * n + (row + dy) * wc + col + dx];
+                push (shifted[c], sh[c]);
+              }
+            push (ring, across<F> (diff_sq_at<C> (win, n, row * wc + col, sh),
                                    lane));
             push (boxes, box_across<F> (weight_of<F> (ring, a.slope, a.offset)
                                         * inv[2 * F + i], lane));
