@@ -22,6 +22,8 @@
 #   3. CPU speed on the same inputs, this engine (bm3d-denoise, engine
 #      time) and OpenCV (the call), both on N threads, as a ratio.
 #
+# --backend cuda runs our side of tables 1 and 2 on the GPU.
+#
 # Noise draws: seed s, image i gets --seed 1000 * s + i.
 
 import argparse
@@ -78,9 +80,10 @@ def psnr(clean, test, round8):
 
 
 class Ours:
-    def __init__(self, build, threads):
+    def __init__(self, build, threads, backend):
         self.cmd = os.path.join(build, "cli", "bm3d-denoise")
         self.threads = threads
+        self.backend = backend
 
     def noisy(self, clean_path, sigma, seed, out_path):
         if not os.path.exists(out_path):
@@ -88,9 +91,10 @@ class Ours:
                  clean_path, out_path])
         return out_path
 
-    def denoise(self, noisy_path, sigma, out_path):
-        """Denoise on the CPU; returns (result, engine seconds)."""
-        res = run([self.cmd, "--mode", "nlm", "--backend", "cpu",
+    def denoise(self, noisy_path, sigma, out_path, backend=None):
+        """Denoise; returns (result, engine seconds)."""
+        res = run([self.cmd, "--mode", "nlm", "--backend",
+                   backend or self.backend,
                    "--threads", str(self.threads), "--sigma", str(sigma),
                    "--verbose", noisy_path, out_path])
         m = re.search(r"engine ([0-9.]+) s", res.stderr)
@@ -140,14 +144,22 @@ def sweep_opencv(images, colour, sigma, work, ours, subset):
     # offset), coarse then fine.
     grid = [sigma * f for f in (0.5, 0.7, 0.85, 1.0, 1.15, 1.3, 1.5)]
     best_h = max(grid, key=lambda h: average(h, h))
-    step = sigma * 0.05
-    fine = [best_h + k * step for k in (-2, -1, 0, 1, 2)]
-    best_h = max(fine, key=lambda h: average(h, h))
+    best_h = climb(lambda h: average(h, h), best_h, sigma * 0.05)
     best_hc = best_h
     if colour:
         grid_c = [best_h * f for f in (0.5, 0.75, 1.0, 1.25, 1.5)]
         best_hc = max(grid_c, key=lambda hc: average(best_h, hc))
+        best_hc = climb(lambda hc: average(best_h, hc), best_hc, sigma * 0.05)
     return best_h, best_hc, average(best_h, best_hc)
+
+
+def climb(score, x, step):
+    """From x, step by `step` while either neighbour scores higher."""
+    while True:
+        nxt = max((x - step, x + step), key=score)
+        if nxt <= 0 or score(nxt) <= score(x):
+            return x
+        x = nxt
 
 
 def ipol_table(args, ours, work):
@@ -265,7 +277,8 @@ def speed_table(args, ours, work):
             t0 = time.perf_counter()
             out = opencv_denoise(noisy, colour, h, hc)
             t_cv = min(t_cv, time.perf_counter() - t0)
-            res, t = ours.denoise(n8, sigma, os.path.join(work, "o.pfm"))
+            res, t = ours.denoise(n8, sigma, os.path.join(work, "o.pfm"),
+                                  "cpu")
             t_ours = min(t_ours, t)
         out = out.astype(np.float64)
         if colour:
@@ -283,6 +296,9 @@ def main():
     p.add_argument("--src", required=True)
     p.add_argument("--sets", required=True)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--backend", default="cpu",
+                   help="our backend for the quality tables (the speed "
+                   "table is the CPU's)")
     p.add_argument("--seeds", type=int, default=4)
     p.add_argument("--sigmas", default="10,25,50")
     p.add_argument("--images", type=int, default=0,
@@ -302,10 +318,10 @@ def main():
                    for s in args.sigmas.split(",")]
     args.best_h = {False: (args.speed_h_gray, args.speed_h_gray),
                    True: (args.speed_h_colour, args.speed_h_colour)}
-    ours = Ours(args.build, args.threads)
+    ours = Ours(args.build, args.threads, args.backend)
     cv2.setNumThreads(args.threads)
-    print("OpenCV %s, %d threads; bm3d-denoise %s"
-          % (cv2.__version__, args.threads, ours.cmd))
+    print("OpenCV %s, %d threads; bm3d-denoise %s, backend %s"
+          % (cv2.__version__, args.threads, ours.cmd, args.backend))
     print()
     with tempfile.TemporaryDirectory() as work:
         if "ipol" in args.only:
