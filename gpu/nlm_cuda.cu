@@ -419,15 +419,16 @@ aggregate (nlm_args a)
 
 /* ---- host side ---------------------------------------------------------------- */
 
+/* Every patch radius the options allow, 0 (single pixels) to 7.  */
 #define NLM_KERNELS(kernel, C)                                          \
-  { kernel<1, C>, kernel<2, C>, kernel<3, C>, kernel<4, C>,             \
-    kernel<5, C>, kernel<6, C>, kernel<7, C> }
+  { kernel<0, C>, kernel<1, C>, kernel<2, C>, kernel<3, C>,             \
+    kernel<4, C>, kernel<5, C>, kernel<6, C>, kernel<7, C> }
 
-static const nlm_kernel weight_sums_kernels[2][BM3D_NLM_PATCH_RADIUS_MAX] =
+static const nlm_kernel weight_sums_kernels[2][BM3D_NLM_PATCH_RADIUS_MAX + 1] =
 {
   NLM_KERNELS (weight_sums, 1), NLM_KERNELS (weight_sums, 3)
 };
-static const nlm_kernel aggregate_kernels[2][BM3D_NLM_PATCH_RADIUS_MAX] =
+static const nlm_kernel aggregate_kernels[2][BM3D_NLM_PATCH_RADIUS_MAX + 1] =
 {
   NLM_KERNELS (aggregate, 1), NLM_KERNELS (aggregate, 3)
 };
@@ -624,6 +625,14 @@ tile_denoise (const nlm_buffers *tb, int width, int height, int colour,
   bm3d_status status;
   float ms;
 
+  if (f < 0 || f > BM3D_NLM_PATCH_RADIUS_MAX || p->search_radius < 1
+      || p->search_radius > BM3D_NLM_SEARCH_RADIUS_MAX)
+    {
+      bm3d_job_message (job, "CUDA backend: NL-means patch radius %d or "
+                        "search radius %d out of range", f,
+                        p->search_radius);
+      return BM3D_ERR_INVALID_ARGUMENT;
+    }
   bm3d_nlm_weights_init (p, job->sigma[0], colour, &wt);
   warps1 = warps_for (dev, f, f, p->search_radius, colour);
   warps2 = warps_for (dev, f, 2 * f, p->search_radius, colour);
@@ -671,7 +680,7 @@ tile_denoise (const nlm_buffers *tb, int width, int height, int colour,
   a.y0 = a.sums_y0;
   a.x1 = a.sums_x1;
   a.y1 = a.sums_y1;
-  status = run_pass (job, weight_sums_kernels[colour == 3][f - 1], a, f, f,
+  status = run_pass (job, weight_sums_kernels[colour == 3][f], a, f, f,
                      colour, &done, total);
   if (status != BM3D_OK)
     return status;
@@ -683,7 +692,7 @@ tile_denoise (const nlm_buffers *tb, int width, int height, int colour,
   a.y0 = y0;
   a.x1 = x1;
   a.y1 = y1;
-  status = run_pass (job, aggregate_kernels[colour == 3][f - 1], a, f,
+  status = run_pass (job, aggregate_kernels[colour == 3][f], a, f,
                      2 * f, colour, &done, total);
   if (status != BM3D_OK)
     return status;

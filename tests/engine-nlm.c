@@ -415,18 +415,20 @@ check_options (void)
 
   /* Other values are used: each changes the result.  */
   {
-    static const int patch[] = { 5, 0, 0, 0 }, search[] = { 0, 7, 0, 0 };
-    static const float h[] = { 0.0f, 0.0f, 30.0f, 0.0f };
-    static const char *what[] = { "patch 5", "search 7", "h 30",
+    static const int patch[] = { 5, 1, 15, 0, 0, 0 };
+    static const int search[] = { 0, 0, 0, 7, 0, 0 };
+    static const float h[] = { 0.0f, 0.0f, 0.0f, 0.0f, 30.0f, 0.0f };
+    static const char *what[] = { "patch 5", "patch 1 (single pixels)",
+                                  "patch 15", "search 7", "h 30",
                                   "Gaussian distance" };
 
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 6; i++)
       {
         params_nlm (&params, 25.0f);
         params.nlm.patch = patch[i];
         params.nlm.search = search[i];
         params.nlm.h = h[i];
-        params.nlm.gaussian = i == 3;
+        params.nlm.gaussian = i == 5;
         status = bm3d_denoise (&in.img, &b.img, &params, &report);
         tap_ok (status == BM3D_OK && all_finite (&b) && !same_values (&a, &b),
                 "option %s takes effect", what[i]);
