@@ -52,7 +52,7 @@
 #define NLM_ROWS(F)    ((F) <= 3 ? 16 : 8)
 /* Warps stacked in a block; they share the block's window.  */
 #define NLM_WARPS_MAX  8
-/* Launches per pass of a tile, for progress.  */
+/* At most this many launches per pass of a tile, for progress.  */
 #define NLM_BATCHES    8
 #define FULL_MASK      0xffffffffu
 
@@ -441,22 +441,62 @@ window_bytes (int warps, int f, int halo, int r, int channels)
          * (warps * NLM_ROWS (f) + 2 * halo + 2 * r);
 }
 
-/* Warps per block for a pass whose rows reach `halo` beyond the block:
- * the most (up to 8) whose window lets two blocks share a multiprocessor,
- * else the most that fit at all; 0 when not even one warp's window fits
- * (a search window too large for this GPU).  */
+/* How a pass is launched.  */
+typedef struct
+{
+  int    warps;        /* per block                                    */
+  int    grid_x;       /* blocks across                                */
+  int    block_rows;   /* blocks down                                  */
+  int    per_batch;    /* block rows per launch                        */
+  int    batches;
+  size_t smem;         /* the window's bytes                           */
+} nlm_plan;
+
+/* The plan of a pass over `width` x `rows` results whose rows reach
+ * `halo` beyond its blocks.  Warps per block: the most (up to 8) whose
+ * window lets two blocks share a multiprocessor (else the most that fit
+ * at all), fewer while that leaves fewer than two blocks per
+ * multiprocessor, so small images still fill the GPU.  Launches cover
+ * at least four blocks per multiprocessor (up to NLM_BATCHES of them for
+ * progress).  Returns 0 when not even one warp's window fits (a search
+ * window too large for this GPU).  */
 static int
-warps_for (const bm3d_cuda_device *dev, int f, int halo, int r, int channels)
+plan_pass (const bm3d_cuda_device *dev, int f, int halo, int r, int channels,
+           int width, int rows, nlm_plan *pl)
 {
   const size_t limit = (size_t) dev->smem_optin;
+  const int cols = 32 - 2 * halo;
+  const int sms = dev->sm_count > 0 ? dev->sm_count : 1;
+  int w = 0, min_rows;
 
-  for (int w = NLM_WARPS_MAX; w >= 1; w /= 2)
-    if (window_bytes (w, f, halo, r, channels) <= limit / 2)
-      return w;
-  for (int w = NLM_WARPS_MAX; w >= 1; w /= 2)
-    if (window_bytes (w, f, halo, r, channels) <= limit)
-      return w;
-  return 0;
+  for (int k = NLM_WARPS_MAX; k >= 1 && !w; k /= 2)
+    if (window_bytes (k, f, halo, r, channels) <= limit / 2)
+      w = k;
+  for (int k = NLM_WARPS_MAX; k >= 1 && !w; k /= 2)
+    if (window_bytes (k, f, halo, r, channels) <= limit)
+      w = k;
+  if (!w)
+    return 0;
+  pl->grid_x = (width + cols - 1) / cols;
+  for (;;)
+    {
+      pl->block_rows = (rows + w * NLM_ROWS (f) - 1) / (w * NLM_ROWS (f));
+      if (w == 1 || (size_t) pl->grid_x * pl->block_rows >= 2 * (size_t) sms)
+        break;
+      w /= 2;
+    }
+  pl->warps = w;
+  pl->smem = window_bytes (w, f, halo, r, channels);
+  pl->per_batch = (pl->block_rows + NLM_BATCHES - 1) / NLM_BATCHES;
+  min_rows = (4 * sms + pl->grid_x - 1) / pl->grid_x;
+  if (pl->per_batch < min_rows)
+    pl->per_batch = min_rows;
+  if (pl->per_batch > pl->block_rows)
+    pl->per_batch = pl->block_rows;
+  if (pl->per_batch < 1)
+    pl->per_batch = 1;
+  pl->batches = (pl->block_rows + pl->per_batch - 1) / pl->per_batch;
+  return 1;
 }
 
 /* A tile side for tests that must see several tiles: BM3D_NLM_TILE_SIDE
@@ -499,30 +539,26 @@ bm3d_nlm_cuda_tile_side (const bm3d_job *job)
 /* One pass over a rectangle in batches of block rows, with progress:
  * `done` of `total` batches of the tile are finished before it.  */
 static bm3d_status
-run_pass (bm3d_job *job, nlm_kernel kernel, nlm_args a, int f, int halo,
-          int colour, int *done, int total)
+run_pass (bm3d_job *job, nlm_kernel kernel, nlm_args a, const nlm_plan *pl,
+          int *done, int total)
 {
   bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
-  const int cols = 32 - 2 * halo;
-  const int grid_x = (a.x1 - a.x0 + cols - 1) / cols;
-  const int rows_per_block = a.warps * NLM_ROWS (f);
-  const int block_rows = (a.y1 - a.y0 + rows_per_block - 1) / rows_per_block;
-  const int per_batch = (block_rows + NLM_BATCHES - 1) / NLM_BATCHES;
-  const size_t smem = window_bytes (a.warps, f, halo, a.r, colour);
   int b = 0;
 
-  if (grid_x < 1 || block_rows < 1)
+  if (pl->grid_x < 1 || pl->block_rows < 1)
     return BM3D_OK;
+  a.warps = pl->warps;
   BM3D_CUDA_CHECK (job, cudaFuncSetAttribute ((const void *) kernel,
                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              (int) smem));
-  for (int row = 0; row < block_rows; row += per_batch, b++)
+                                              (int) pl->smem));
+  for (int row = 0; row < pl->block_rows; row += pl->per_batch, b++)
     {
-      const int n = row + per_batch < block_rows ? per_batch
-                                                 : block_rows - row;
+      const int n = row + pl->per_batch < pl->block_rows
+                    ? pl->per_batch : pl->block_rows - row;
 
       a.block_row0 = row;
-      kernel<<<dim3 (grid_x, n), a.warps * 32, smem, dev->stream>>> (a);
+      kernel<<<dim3 (pl->grid_x, n), pl->warps * 32, pl->smem,
+               dev->stream>>> (a);
       BM3D_CUDA_CHECK_LAUNCH (job, "an NL-means kernel");
       /* Keep one batch queued behind the one waited for, so the device
        * never idles while the host reports progress.  */
@@ -543,16 +579,6 @@ run_pass (bm3d_job *job, nlm_kernel kernel, nlm_args a, int f, int halo,
     }
   ++*done;
   return BM3D_OK;
-}
-
-static int
-batches_of (int rows, int f, int warps)
-{
-  const int block_rows = (rows + warps * NLM_ROWS (f) - 1)
-                         / (warps * NLM_ROWS (f));
-  const int per_batch = (block_rows + NLM_BATCHES - 1) / NLM_BATCHES;
-
-  return block_rows < 1 ? 0 : (block_rows + per_batch - 1) / per_batch;
 }
 
 /* Device buffers of one tile.  */
@@ -621,7 +647,8 @@ tile_denoise (const nlm_buffers *tb, int width, int height, int colour,
   const int f = p->patch_radius;
   bm3d_nlm_weights wt;
   nlm_args a;
-  int warps1, warps2, done = 0, total;
+  nlm_plan plan1, plan2;
+  int done = 0, total;
   bm3d_status status;
   float ms;
 
@@ -634,9 +661,10 @@ tile_denoise (const nlm_buffers *tb, int width, int height, int colour,
       return BM3D_ERR_INVALID_ARGUMENT;
     }
   bm3d_nlm_weights_init (p, job->sigma[0], colour, &wt);
-  warps1 = warps_for (dev, f, f, p->search_radius, colour);
-  warps2 = warps_for (dev, f, 2 * f, p->search_radius, colour);
-  if (warps1 < 1 || warps2 < 1)
+  if (!plan_pass (dev, f, f, p->search_radius, colour, x1 - x0 + 2 * f,
+                  y1 - y0 + 2 * f, &plan1)
+      || !plan_pass (dev, f, 2 * f, p->search_radius, colour, x1 - x0,
+                     y1 - y0, &plan2))
     {
       bm3d_job_message (job, "CUDA backend: a %dx%d NL-means search window "
                         "with %dx%d patches needs more shared memory than "
@@ -670,30 +698,27 @@ tile_denoise (const nlm_buffers *tb, int width, int height, int colour,
   a.sums_y1 = y1 + f;
   a.sums_pitch = (x1 - x0 + 2 * f + 31) / 32 * 32;
 
-  total = batches_of (y1 - y0 + 2 * f, f, warps1)
-          + batches_of (y1 - y0, f, warps2);
+  total = plan1.batches + plan2.batches;
   BM3D_CUDA_CHECK (job, cudaEventRecord (dev->ev[0], dev->stream));
 
   /* Pass 1 over the centres of the patches covering the pixels.  */
-  a.warps = warps1;
   a.x0 = a.sums_x0;
   a.y0 = a.sums_y0;
   a.x1 = a.sums_x1;
   a.y1 = a.sums_y1;
-  status = run_pass (job, weight_sums_kernels[colour == 3][f], a, f, f,
-                     colour, &done, total);
+  status = run_pass (job, weight_sums_kernels[colour == 3][f], a, &plan1,
+                     &done, total);
   if (status != BM3D_OK)
     return status;
   BM3D_CUDA_CHECK (job, cudaEventRecord (dev->ev[1], dev->stream));
 
   /* Pass 2 over the pixels.  */
-  a.warps = warps2;
   a.x0 = x0;
   a.y0 = y0;
   a.x1 = x1;
   a.y1 = y1;
-  status = run_pass (job, aggregate_kernels[colour == 3][f], a, f,
-                     2 * f, colour, &done, total);
+  status = run_pass (job, aggregate_kernels[colour == 3][f], a, &plan2,
+                     &done, total);
   if (status != BM3D_OK)
     return status;
   BM3D_CUDA_CHECK (job, cudaEventRecord (dev->ev[2], dev->stream));
