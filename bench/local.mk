@@ -16,3 +16,4 @@ bench_bm3d_quality_LDADD = gpu/libbm3d.a $(PNG_LIBS) $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
 EXTRA_DIST += bench/transform-bench.cu
 EXTRA_DIST += bench/quality.sh bench/bm3d_reference.py
+EXTRA_DIST += bench/nlm-quality.sh bench/nlm_compare.py

@@ -35,10 +35,14 @@ void
 bm3d_nlm_profile_for_sigma (float sigma, int channels,
                             bm3d_nlm_profile *profile)
 {
-  /* Buades, Coll & Morel, IPOL 2011, table of parameters: the patch
-   * grows and h shrinks (relative to sigma) as the noise rises; colour
-   * patches hold three times the values, so they stay smaller.  Above
-   * sigma 100 the last row holds.  */
+  /* Buades, Coll & Morel, IPOL 2011, table of parameters (patch side
+   * 2f + 1, search window side 2r + 1, h; grayscale: 3x3, 5x5, 7x7, 9x9,
+   * 11x11 patches up to sigma 15, 30, 45, 75, 100, windows 21x21 then
+   * 35x35, h = 0.40, 0.40, 0.35, 0.35, 0.30 sigma; colour: 3x3, 5x5,
+   * 7x7 up to sigma 25, 55, 100, windows 21x21, 35x35, 35x35, h = 0.55,
+   * 0.40, 0.35 sigma): the patch grows and h shrinks (relative to
+   * sigma) as the noise rises; colour patches hold three times the
+   * values, so they stay smaller.  Above sigma 100 the last row holds.  */
   static const struct { float sigma_max; int f, r; float h; } gray[] =
   {
     { 15.0f, 1, 10, 0.40f }, { 30.0f, 2, 10, 0.40f },
@@ -69,6 +73,33 @@ bm3d_nlm_profile_for_sigma (float sigma, int channels,
       profile->search_radius = gray[i].r;
       profile->h = gray[i].h * sigma;
     }
+}
+
+void
+bm3d_nlm_weights_init (const bm3d_nlm_profile *profile, float sigma,
+                       int channels, bm3d_nlm_weights *weights)
+{
+  const int f = profile->patch_radius;
+  const double log2e = 1.4426950408889634;
+  double h2 = (double) profile->h * profile->h, tap_sum = 0.0;
+
+  memset (weights, 0, sizeof *weights);
+  weights->radius = f;
+  weights->gaussian = profile->gaussian;
+  for (int k = -f; k <= f; k++)
+    {
+      /* Gaussian of deviation a = (f + 1) / 2: the patch's rim still
+       * counts (exp (-0.5) for f = 1), its centre counts most.  */
+      double a = (f + 1) / 2.0;
+      double t = profile->gaussian ? exp (-(double) k * k / (2.0 * a * a))
+                                   : 1.0;
+
+      weights->taps[k + f] = (float) t;
+      tap_sum += (float) t;
+    }
+  weights->slope = (float) (-log2e / (h2 * channels * tap_sum * tap_sum));
+  weights->offset = (float) (2.0 * sigma * sigma * log2e / h2);
+  weights->inv_patches = (float) (1.0 / ((2.0 * f + 1.0) * (2.0 * f + 1.0)));
 }
 
 void

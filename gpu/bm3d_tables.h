@@ -62,6 +62,34 @@ typedef struct
 void bm3d_nlm_profile_for_sigma (float sigma, int channels,
                                  bm3d_nlm_profile *profile);
 
+/* Largest patch and search radii the options allow (sides 15 and 71).  */
+#define BM3D_NLM_PATCH_RADIUS_MAX   7
+#define BM3D_NLM_SEARCH_RADIUS_MAX  35
+
+/* What both backends turn a patch distance into a weight with.  With
+ * s = sum over the patch of taps[i] * taps[j] * (squared differences
+ * summed over the channels), d^2 = s / (channels * (sum of taps)^2) and
+ * the weight
+ *
+ *   exp (-max (d^2 - 2 sigma^2, 0) / h^2) = 2^min (slope * s + offset, 0)
+ *
+ * The taps are 1 for the plain patch mean and a sampled Gaussian
+ * (standard deviation (f + 1) / 2) for the Gaussian-weighted distance.
+ * A pixel's result is the mean of the (2f + 1)^2 patch estimates that
+ * cover it: their sum times inv_patches.  */
+typedef struct
+{
+  int    radius;                                /* f                   */
+  int    gaussian;
+  float  taps[2 * BM3D_NLM_PATCH_RADIUS_MAX + 1];
+  float  slope;
+  float  offset;
+  float  inv_patches;
+} bm3d_nlm_weights;
+
+void bm3d_nlm_weights_init (const bm3d_nlm_profile *profile, float sigma,
+                            int channels, bm3d_nlm_weights *weights);
+
 /* The isoline filter (Perrot et al.): D directions, segments of l
  * pixels, isolines of at most n pixels, GLRT thresholds.  */
 #define BM3D_ISOLINE_DIRECTIONS 32

@@ -168,8 +168,27 @@ expect_error 1 'does not match' "--psnr with a reference of another size: exit 1
 expect_error 1 'cannot compare' "--compare of different sizes: exit 1" \
   "$cmd" --compare "$work/small.pgm" "$work/ok.pgm"
 
+# Non-local means denoises, with its options too.
+rm -f "$result"
+run "$cmd" --mode nlm --sigma 10 "$work/ok.pgm" "$result"
+if [ "$rc" -eq 0 ] && [ -s "$result" ]; then
+  ok "--mode nlm: denoised"
+else
+  not_ok "--mode nlm: denoised (exit $rc)"
+  sed 's/^/#   /' "$work/run.err"
+fi
+rm -f "$result"
+run "$cmd" --mode nlm --sigma 10 --nlm-patch 5 --nlm-search 11 --nlm-h 6 \
+  --nlm-gaussian "$work/ok.pgm" "$result"
+if [ "$rc" -eq 0 ] && [ -s "$result" ]; then
+  ok "--mode nlm with --nlm-patch, --nlm-search, --nlm-h, --nlm-gaussian"
+else
+  not_ok "--mode nlm with its options (exit $rc)"
+  sed 's/^/#   /' "$work/run.err"
+fi
+
 # Modes not implemented yet fail cleanly; once implemented they must work.
-for mode in nlm isoline; do
+for mode in isoline; do
   rm -f "$result"
   run "$cmd" --mode "$mode" --sigma 10 "$work/ok.pgm" "$result"
   if [ "$rc" -eq 1 ] && one_line_error 'not implemented' && [ ! -e "$result" ]; then

@@ -37,7 +37,7 @@ run_gimp "$log" \
   "$(denoise strips "$work/noisy.png" '#f' 0)" \
   "$(denoise rgba "$work/noisy-rgba.png" '#f' 0)" \
   "$(denoise sel "$work/noisy.png" "'($sel_x $sel_y $sel_w $sel_h)" 0)" \
-  "(t-try \"$work/noisy.png\" $u8 RUN-NONINTERACTIVE 25.0 2 0
+  "(t-try \"$work/noisy.png\" $u8 RUN-NONINTERACTIVE 25.0 3 0
           \"$work/refused-before.raw\" \"$work/refused-after.raw\")"
 unset BM3D_STRIP_ROWS
 
@@ -76,8 +76,8 @@ check "strips, selection: pixels outside bit-exact, inside changed" \
   "$pixels" same-outside "$work/sel-before.raw" "$work/sel-after.raw" \
   128x200x3xu8 $sel_x $sel_y $sel_w $sel_h
 
-check "strips, mode 2: refused" grep -q "t-outcome: refused" "$log"
-check "strips, mode 2: the image unchanged" \
+check "strips, mode 3: refused" grep -q "t-outcome: refused" "$log"
+check "strips, mode 3: the image unchanged" \
   cmp "$work/refused-before.raw" "$work/refused-after.raw"
 
 if test $tap_failed -gt 0; then
