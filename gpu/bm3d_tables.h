@@ -126,16 +126,18 @@ typedef struct
   float        inv_count[BM3D_ISOLINE_LENGTH_MAX * BM3D_ISOLINE_ACROSS
                          + 130];
   float        glrt_limit;    /* T_max sigma^2                            */
+  float        first_limit;   /* 9 sigma^2: the first segment's test      */
   float        guide_noise;   /* sigma^2 / 9: the guide's noise variance  */
   float        edge_scale;    /* 1 / (4 T2_max sigma^2)                   */
   float        chroma_scale;  /* edge_scale of the planes that follow     */
-  float        residual_floor;/* noise power the residual must exceed     */
+  /* Noise power the residual must exceed, on each plane.  */
+  float        residual_floor[BM3D_MAX_CHANNELS];
 } bm3d_isoline_tables;
 
-/* Build the tables for `profile` at noise deviation `sigma` (of the
- * plane that leads), for tiles of `planes` planes (1 or 3).  */
+/* Build the tables for `profile`, for tiles of `planes` planes (1 or
+ * 3) of noise deviations sigma[] (plane 0 leads).  */
 void bm3d_isoline_tables_init (const bm3d_isoline_profile *profile,
-                               float sigma, int planes,
+                               const float *sigma, int planes,
                                bm3d_isoline_tables *tables);
 
 /* How far from a pixel the filter reads before its residual step: the

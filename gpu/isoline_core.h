@@ -99,12 +99,11 @@ iso_region_weight (const bm3d_isoline_tables *t, float b, int n,
 /* The residual step: back from the estimate e toward the noisy value
  * y by the share of the local residual power v above the noise's, as
  * a local Wiener filter would (structure the regions flattened comes
- * back, noise does not).  */
+ * back, noise does not); `floor` is the noise power.  */
 ISO_FN float
-iso_residual (const bm3d_isoline_tables *t, float e, float y, float v)
+iso_residual (float floor, float e, float y, float v)
 {
-  float a = v > t->residual_floor
-            ? ISO_SUB (v, t->residual_floor) / v : 0.0f;
+  float a = v > floor ? ISO_SUB (v, floor) / v : 0.0f;
 
   return ISO_ADD (e, ISO_MUL (a, ISO_SUB (y, e)));
 }
@@ -119,7 +118,8 @@ iso_turn (int a, int b)
 }
 
 /* The isoline of the pixel at (gx, gy) of the I_Theta region (gw
- * wide), whose value on each plane is v0[c]: its best segment, then the
+ * wide), whose value on each plane is v0[c]: its best segment (unless
+ * the pixel clearly differs from it), then the
  * best segment at the end of the isoline so far while the turn is at
  * most turn_max and the GLRT accepts it, up to segments_max segments.
  * Its sums on each plane go to s[], its pixel count is returned.  The
@@ -133,6 +133,13 @@ iso_trace (const bm3d_isoline_tables *t, const unsigned char *theta,
   size_t gi = (size_t) gy * gw + gx;
   int d = theta[gi], n = p + 1;
 
+  /* The pixel alone when its best segment is clearly another level.  */
+  if (!(iso_between (t, v0[0], 1, sum[0][gi], p) < t->first_limit))
+    {
+      for (int c = 0; c < planes; c++)
+        s[c] = v0[c];
+      return 1;
+    }
   for (int c = 0; c < planes; c++)
     s[c] = ISO_ADD (sum[c][gi], v0[c]);
   for (int seg = 1; seg < t->segments_max; seg++)

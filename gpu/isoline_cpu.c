@@ -95,8 +95,8 @@ typedef struct
   ptrdiff_t window_off[(2 * BM3D_ISOLINE_WINDOW + 1)
                        * (2 * BM3D_ISOLINE_WINDOW + 1)];
   ptrdiff_t half_off[BM3D_ISOLINE_HALVES][21];
-  float  *estimate;             /* hybrid: lead plane before residual     */
-  float  *rows;                 /* hybrid: residual power, row sums       */
+  float  *estimate[BM3D_MAX_CHANNELS];  /* hybrid: before the residual  */
+  float  *rows[BM3D_MAX_CHANNELS];      /* hybrid: residual power, row sums */
   size_t  scratch_each;         /* floats of row scratch per thread       */
   float  *scratch;
 } iso_ctx;
@@ -266,8 +266,8 @@ best_segment_row (const iso_ctx *k, int gy, float *scratch)
 /* The hybrid's estimate for row y, eight pixels at a time: the sums
  * of each region around them (on each noisy plane and on the guide),
  * then each region's mean weighed by how well it matches the pixel on
- * the guide, with the isoline (weight its pixel count).  The lead
- * plane goes to k->estimate, the others to the output.  */
+ * the guide, with the isoline (weight its pixel count), to
+ * k->estimate.  */
 HOT_LOOP static void
 hybrid_row (const iso_ctx *k, int y, const float *iso, const float *count)
 {
@@ -321,7 +321,7 @@ hybrid_row (const iso_ctx *k, int y, const float *iso, const float *count)
       for (int c = 0; c < C; c++)
         {
           const float scale = c == 0 ? t->edge_scale : t->chroma_scale;
-          float *dst = c == 0 ? k->estimate + row : k->out->plane[c] + row;
+          float *dst = k->estimate[c] + row;
           v8 num = { 0 }, den = { 0 }, v;
 
           for (int i = 0; i < NREG; i++)
@@ -388,35 +388,39 @@ isoline_row (const iso_ctx *k, int y, float *scratch)
 
 /* ---- residual_filter ------------------------------------------------------------ */
 
-/* Row sums (2 RES + 1 wide) of the lead plane's squared residual, for
- * rows y - RES of the tile (mirrored at its edges).  */
+/* Row sums (2 RES + 1 wide) of each plane's squared residual, for row
+ * y - RES of the tile (mirrored at its edges).  */
 HOT_LOOP static void
 residual_rows_row (const iso_ctx *k, int ry, float *scratch)
 {
   const int W = k->width, y = mirror (ry - RES, k->height);
-  const float *e = k->estimate + (size_t) y * W;
-  const float *v = k->padded[0] + (size_t) (y + k->pad) * k->pw + k->pad;
   float *rr = scratch + RES;
-  float *dst = k->rows + (size_t) ry * W;
 
-  for (int x = 0; x < W; x++)
+  for (int c = 0; c < k->planes; c++)
     {
-      float r = ISO_SUB (v[x], e[x]);
+      const float *e = k->estimate[c] + (size_t) y * W;
+      const float *v = k->padded[c] + (size_t) (y + k->pad) * k->pw + k->pad;
+      float *dst = k->rows[c] + (size_t) ry * W;
 
-      rr[x] = ISO_MUL (r, r);
-    }
-  for (int x = 1; x <= RES; x++)
-    {
-      rr[-x] = rr[mirror (-x, W)];
-      rr[W - 1 + x] = rr[mirror (W - 1 + x, W)];
-    }
-  for (int x = 0; x < W; x++)
-    {
-      float acc = 0.0f;
+      for (int x = 0; x < W; x++)
+        {
+          float r = ISO_SUB (v[x], e[x]);
 
-      for (int dx = -RES; dx <= RES; dx++)
-        acc = ISO_ADD (acc, rr[x + dx]);
-      dst[x] = acc;
+          rr[x] = ISO_MUL (r, r);
+        }
+      for (int x = 1; x <= RES; x++)
+        {
+          rr[-x] = rr[mirror (-x, W)];
+          rr[W - 1 + x] = rr[mirror (W - 1 + x, W)];
+        }
+      for (int x = 0; x < W; x++)
+        {
+          float acc = 0.0f;
+
+          for (int dx = -RES; dx <= RES; dx++)
+            acc = ISO_ADD (acc, rr[x + dx]);
+          dst[x] = acc;
+        }
     }
 }
 
@@ -426,17 +430,23 @@ residual_row (const iso_ctx *k, int y)
   const bm3d_isoline_tables *t = k->t;
   const int W = k->width;
   const float inv = t->inv_count[(2 * RES + 1) * (2 * RES + 1)];
-  const float *e = k->estimate + (size_t) y * W;
-  const float *v = k->padded[0] + (size_t) (y + k->pad) * k->pw + k->pad;
-  float *dst = k->out->plane[0] + (size_t) y * W;
 
-  for (int x = 0; x < W; x++)
+  for (int c = 0; c < k->planes; c++)
     {
-      float acc = 0.0f;
+      const float *e = k->estimate[c] + (size_t) y * W;
+      const float *v = k->padded[c] + (size_t) (y + k->pad) * k->pw + k->pad;
+      const float *rows = k->rows[c];
+      float *dst = k->out->plane[c] + (size_t) y * W;
 
-      for (int dy = 0; dy <= 2 * RES; dy++)
-        acc = ISO_ADD (acc, k->rows[(size_t) (y + dy) * W + x]);
-      dst[x] = iso_residual (t, e[x], v[x], ISO_MUL (acc, inv));
+      for (int x = 0; x < W; x++)
+        {
+          float acc = 0.0f;
+
+          for (int dy = 0; dy <= 2 * RES; dy++)
+            acc = ISO_ADD (acc, rows[(size_t) (y + dy) * W + x]);
+          dst[x] = iso_residual (t->residual_floor[c], e[x], v[x],
+                                 ISO_MUL (acc, inv));
+        }
     }
 }
 
@@ -562,9 +572,10 @@ bm3d_isoline_cpu_tile (const bm3d_planes *noisy, bm3d_planes *out,
 
   bytes = sizeof *t + 64
           + sizeof (float) * ((k.planes + 1) * padded_n + k.planes * region_n
-                              + tile_n + (size_t) k.width * (k.height + 2 * RES)
+                              + k.planes * (tile_n + (size_t) k.width
+                                                     * (k.height + 2 * RES))
                               + k.scratch_each * workers)
-          + region_n + 64 * 10;
+          + region_n + 64 * 16;
   block = bm3d_alloc (job, bytes);
   if (!block)
     {
@@ -582,13 +593,16 @@ bm3d_isoline_cpu_tile (const bm3d_planes *noisy, bm3d_planes *out,
     CARVE (k.guide, sizeof (float) * padded_n);
     for (int c = 0; c < k.planes; c++)
       CARVE (k.sum[c], sizeof (float) * region_n);
-    CARVE (k.estimate, sizeof (float) * tile_n);
-    CARVE (k.rows, sizeof (float) * k.width * (k.height + 2 * RES));
+    for (int c = 0; c < k.planes; c++)
+      {
+        CARVE (k.estimate[c], sizeof (float) * tile_n);
+        CARVE (k.rows[c], sizeof (float) * k.width * (k.height + 2 * RES));
+      }
     CARVE (k.scratch, sizeof (float) * k.scratch_each * workers);
     CARVE (k.theta, region_n);
 #undef CARVE
   }
-  bm3d_isoline_tables_init (p, noisy->sigma[0], k.planes, t);
+  bm3d_isoline_tables_init (p, noisy->sigma, k.planes, t);
   k.t = t;
   for (int d = 0; d < BM3D_ISOLINE_DIRECTIONS; d++)
     for (int i = 0; i < t->segment; i++)

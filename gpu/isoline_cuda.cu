@@ -70,8 +70,8 @@ typedef struct
   float         *guide;
   unsigned char *theta;
   float         *sum[BM3D_MAX_CHANNELS];
-  float         *estimate;
-  float         *rows;
+  float         *estimate[BM3D_MAX_CHANNELS];
+  float         *rows[BM3D_MAX_CHANNELS];
 } iso_buffers;
 
 typedef struct
@@ -223,8 +223,8 @@ region_sums (const float *tile, float (&r)[NREG])
 }
 
 /* Each pixel's isoline, and for the hybrid its weighed regions: as
- * isoline_row and hybrid_row.  Lead plane of the hybrid to
- * b.estimate, every other result to b.tile.  */
+ * isoline_row and hybrid_row.  PI-PD's results go to b.tile, the
+ * hybrid's to b.estimate.  */
 __global__ void __launch_bounds__ (BLOCK_X * BLOCK_Y)
 isoline_filter (iso_args a)
 {
@@ -316,14 +316,11 @@ isoline_filter (iso_args a)
         }
       num = ISO_ADD (num, s[c]);
       den = ISO_ADD (den, (float) n);
-      if (c == 0)
-        a.b.estimate[o] = num / den;
-      else
-        a.b.tile[c][o] = num / den;
+      a.b.estimate[c][o] = num / den;
     }
 }
 
-/* Row sums of the lead plane's squared residual: as residual_rows_row.  */
+/* Row sums of each plane's squared residual: as residual_rows_row.  */
 __global__ void
 residual_rows (iso_args a)
 {
@@ -335,18 +332,22 @@ residual_rows (iso_args a)
     return;
 
   const int y = mirror (ry - RES, d.height);
-  const float *e = a.b.estimate + (size_t) y * d.width;
-  const float *v = a.b.padded[0] + (size_t) (y + d.pad) * d.pw + d.pad;
-  float acc = 0.0f;
 
-  for (int dx = -RES; dx <= RES; dx++)
+  for (int c = 0; c < d.planes; c++)
     {
-      const int m = mirror (x + dx, d.width);
-      const float r = ISO_SUB (__ldg (v + m), __ldg (e + m));
+      const float *e = a.b.estimate[c] + (size_t) y * d.width;
+      const float *v = a.b.padded[c] + (size_t) (y + d.pad) * d.pw + d.pad;
+      float acc = 0.0f;
 
-      acc = ISO_ADD (acc, ISO_MUL (r, r));
+      for (int dx = -RES; dx <= RES; dx++)
+        {
+          const int m = mirror (x + dx, d.width);
+          const float r = ISO_SUB (__ldg (v + m), __ldg (e + m));
+
+          acc = ISO_ADD (acc, ISO_MUL (r, r));
+        }
+      a.b.rows[c][(size_t) ry * d.width + x] = acc;
     }
-  a.b.rows[(size_t) ry * d.width + x] = acc;
 }
 
 /* The residual added back: as residual_row.  */
@@ -362,14 +363,20 @@ residual_filter (iso_args a)
 
   const float inv = c_iso.inv_count[(2 * RES + 1) * (2 * RES + 1)];
   const size_t o = (size_t) y * d.width + x;
-  float acc = 0.0f;
+  const size_t pc = (size_t) (y + d.pad) * d.pw + x + d.pad;
 
-  for (int dy = 0; dy <= 2 * RES; dy++)
-    acc = ISO_ADD (acc, __ldg (a.b.rows + (size_t) (y + dy) * d.width + x));
-  a.b.tile[0][o] = iso_residual (&c_iso, __ldg (a.b.estimate + o),
-                                 __ldg (a.b.padded[0] + (size_t) (y + d.pad)
-                                        * d.pw + x + d.pad),
-                                 ISO_MUL (acc, inv));
+  for (int c = 0; c < d.planes; c++)
+    {
+      float acc = 0.0f;
+
+      for (int dy = 0; dy <= 2 * RES; dy++)
+        acc = ISO_ADD (acc, __ldg (a.b.rows[c] + (size_t) (y + dy) * d.width
+                                   + x));
+      a.b.tile[c][o] = iso_residual (c_iso.residual_floor[c],
+                                     __ldg (a.b.estimate[c] + o),
+                                     __ldg (a.b.padded[c] + pc),
+                                     ISO_MUL (acc, inv));
+    }
 }
 
 /* ---- host side ---------------------------------------------------------- */
@@ -405,9 +412,11 @@ tile_bytes (const iso_dims *d)
   const size_t padded = align256 (sizeof (float) * d->pw * d->ph);
   const size_t region = (size_t) d->gw * d->gh;
 
-  return d->planes * tile + (d->planes + 1) * padded
-         + d->planes * align256 (sizeof (float) * region) + align256 (region)
-         + tile + align256 (sizeof (float) * d->width * (d->height + 2 * RES));
+  const size_t rows = align256 (sizeof (float) * d->width
+                                * (d->height + 2 * RES));
+
+  return d->planes * (2 * tile + rows) + (d->planes + 1) * padded
+         + d->planes * align256 (sizeof (float) * region) + align256 (region);
 }
 
 /* Carve a tile's buffers from `base` (tile_bytes (d) long).  */
@@ -432,13 +441,17 @@ carve (const iso_dims *d, char *base, iso_buffers *b)
     }
   b->theta = (unsigned char *) base;
   base += align256 (region);
-  b->estimate = (float *) base;
-  base += tile;
-  b->rows = (float *) base;
+  for (int c = 0; c < d->planes; c++)
+    {
+      b->estimate[c] = (float *) base;
+      base += tile;
+      b->rows[c] = (float *) base;
+      base += align256 (sizeof (float) * d->width * (d->height + 2 * RES));
+    }
 }
 
 static bm3d_status
-upload_tables (bm3d_job *job, float sigma, int planes)
+upload_tables (bm3d_job *job, const float *sigma, int planes)
 {
   bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
   bm3d_isoline_tables t;
@@ -544,7 +557,7 @@ denoise_tile (const bm3d_planes *noisy, bm3d_planes *out, bm3d_job *job)
       return BM3D_ERR_INVALID_ARGUMENT;
     }
   dims_for (job, noisy->width, noisy->height, C, &d);
-  if ((status = upload_tables (job, noisy->sigma[0], C)) != BM3D_OK
+  if ((status = upload_tables (job, noisy->sigma, C)) != BM3D_OK
       || (status = bm3d_cuda_reserve (job, tile_bytes (&d))) != BM3D_OK)
     return status;
   carve (&d, (char *) dev->workspace, &b);
@@ -612,7 +625,7 @@ denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
   const size_t staging_bytes = align256 ((size_t) max_w * max_h * ch
                                          * sizeof (float));
   work = tile_bytes (&dmax);
-  if ((status = upload_tables (job, job->sigma[0], colour)) != BM3D_OK
+  if ((status = upload_tables (job, job->sigma, colour)) != BM3D_OK
       || (status = bm3d_cuda_reserve (job, out_bytes + staging_bytes
                                       + work)) != BM3D_OK)
     return status;
