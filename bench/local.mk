@@ -21,4 +21,5 @@ bench_bm3d_isoline_quality_CFLAGS = $(AM_CFLAGS) $(PNG_CFLAGS)
 bench_bm3d_isoline_quality_LDADD = gpu/libbm3d.a $(PNG_LIBS) $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
 EXTRA_DIST += bench/transform-bench.cu
-EXTRA_DIST += bench/quality.sh bench/bm3d_reference.py
+EXTRA_DIST += bench/quality.sh bench/bm3d_reference.py \
+	bench/isoline-quality.sh bench/isoline-speed.sh
