@@ -460,6 +460,8 @@ upload_tables (bm3d_job *job, const float *sigma, int planes)
   BM3D_CUDA_CHECK (job, cudaMemcpyToSymbolAsync (c_iso, &t, sizeof t, 0,
                                                  cudaMemcpyHostToDevice,
                                                  dev->stream));
+  /* `t` lives on this stack frame.  */
+  BM3D_CUDA_CHECK (job, cudaStreamSynchronize (dev->stream));
   return BM3D_OK;
 }
 

@@ -405,6 +405,38 @@ check_invalid (void)
               report.message);
     }
 
+  /* Without a usable GPU: automatic runs on the CPU and says so, CUDA
+   * by name is refused and the output stays as it was.  */
+  if (!bm3d_cuda_available (NULL, 0))
+    {
+      bm3d_params params;
+      bm3d_report report;
+      int untouched = 1;
+
+      bm3d_params_init (&params);
+      params.mode = BM3D_MODE_ISOLINE;
+      params.backend = BM3D_BACKEND_AUTO;
+      tap_ok (bm3d_denoise (&in.img, &out.img, &params, &report) == BM3D_OK
+              && report.backend_used == BM3D_BACKEND_CPU
+              && report.fell_back == BM3D_FALLBACK_UNAVAILABLE
+              && strstr (report.message, "on the CPU"),
+              "auto without CUDA: CPU, with the notice \"%s\"",
+              report.message);
+      for (size_t k = 0; k < (size_t) 16 * 16 * 3; k++)
+        out.buffer[k] = 42.0f;
+      params.backend = BM3D_BACKEND_CUDA;
+      tap_ok (bm3d_denoise (&in.img, &out.img, &params, &report)
+              == BM3D_ERR_BACKEND_UNAVAILABLE && report.message[0],
+              "cuda without CUDA refused: %s", report.message);
+      for (size_t k = 0; k < (size_t) 16 * 16 * 3; k++)
+        if (out.buffer[k] != 42.0f)
+          untouched = 0;
+      tap_ok (untouched, "cuda without CUDA: output untouched");
+    }
+  else
+    for (int k = 0; k < 3; k++)
+      tap_ok (1, "# SKIP a usable CUDA device exists");
+
   /* The expert options within range are taken.  */
   {
     bm3d_params params;
