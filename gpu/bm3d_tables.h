@@ -90,22 +90,87 @@ typedef struct
 void bm3d_nlm_weights_init (const bm3d_nlm_profile *profile, float sigma,
                             int channels, bm3d_nlm_weights *weights);
 
-/* The isoline filter (Perrot et al.): D directions, segments of l
- * pixels, isolines of at most n pixels, GLRT thresholds.  */
-#define BM3D_ISOLINE_DIRECTIONS 32
+/* The isoline filter (Perrot, Domas, Couturier & Bertaux, "Fast
+ * GPU-based denoising filter using isoline levels").  An isoline is a
+ * poly-line of segments of l pixels in one of D directions; the
+ * segment patterns P_l, the regions of the hybrid's edge detector and
+ * the constants of the tests are built here once and used as they are
+ * by both backends (isoline_core.h has the per-pixel arithmetic).  */
+#define BM3D_ISOLINE_DIRECTIONS   32
+#define BM3D_ISOLINE_SEGMENT_MAX  16  /* l                                */
+#define BM3D_ISOLINE_LENGTH_MAX   64  /* n                                */
+#define BM3D_ISOLINE_ACROSS       3   /* pixels across a thickened line   */
+/* The hybrid's regions around a pixel: two square windows (radius 3
+ * and 5), and the two halves of the radius-2 and radius-3 windows cut
+ * by a line through the pixel in each of four orientations (0, 45, 90
+ * and 135 degrees).  */
+#define BM3D_ISOLINE_ORIENTATIONS 4
+#define BM3D_ISOLINE_HALVES       (2 * BM3D_ISOLINE_ORIENTATIONS)
+#define BM3D_ISOLINE_REGIONS      (2 + 2 * BM3D_ISOLINE_HALVES)
+#define BM3D_ISOLINE_WINDOW       5   /* radius of the larger window      */
+#define BM3D_ISOLINE_RESIDUAL     4   /* radius of the residual's window  */
+
 typedef struct
 {
   int    variant;         /* bm3d_isoline_variant                      */
-  int    segment;         /* l                                         */
-  int    length_max;      /* n                                         */
-  float  t_max;           /* GLRT threshold for lengthening            */
-  float  t2_max;          /* hybrid: edge-detector threshold           */
-  int    thicken;
+  int    segment;         /* l: pixels a segment adds                  */
+  int    length_max;      /* n: most segment pixels on an isoline      */
+  float  t_max;           /* lengthening GLRT threshold, sigma^2 units */
+  float  t2_max;          /* hybrid: edge-test scale, sigma^2 units    */
+  int    thicken;         /* segments three pixels wide                */
+  int    turn_max;        /* most direction steps between segments     */
 } bm3d_isoline_profile;
 
-/* The paper's values (it works at sigma 25), scaled for `sigma`.  */
+/* The paper's values (n 25, l 5, T_max 1, T2_max 2): the tests are
+ * written in units of the noise variance, so the same values hold at
+ * every sigma (see bm3d_tables.c).  */
 void bm3d_isoline_profile_for_sigma (float sigma,
                                      bm3d_isoline_profile *profile);
+
+/* Everything the isoline filter's kernels read, for one noise level:
+ * copied as it is to constant memory on the GPU.  Offsets are (dx, dy)
+ * pairs, y down.  */
+typedef struct
+{
+  int          segment;       /* l                                        */
+  int          segments_max;  /* n / l: segments on an isoline            */
+  int          across;        /* 1, or BM3D_ISOLINE_ACROSS when thickened */
+  int          turn_max;
+  int          hybrid;        /* variant is BM3D_ISOLINE_HYBRID           */
+  /* P_l: pixel k (1..l) of direction d's segment from its origin, with
+   * its neighbours across the line when thickened (index 0 is the line
+   * itself); pixel l is also the next segment's origin.  */
+  signed char  pattern[BM3D_ISOLINE_DIRECTIONS][BM3D_ISOLINE_SEGMENT_MAX]
+                      [BM3D_ISOLINE_ACROSS][2];
+  /* The hybrid's regions, summed in this order: the radius-3 window in
+   * raster order, then the rest of the radius-5 window; for each half
+   * (orientation o side s at index 2 o + s), its radius-2 pixels, then
+   * the rest of its radius-3 pixels.  */
+  signed char  window_px[(2 * BM3D_ISOLINE_WINDOW + 1)
+                         * (2 * BM3D_ISOLINE_WINDOW + 1)][2];
+  signed char  half_px[BM3D_ISOLINE_HALVES][21][2];
+  int          region_count[BM3D_ISOLINE_REGIONS];  /* 49, 121, 10.., 21.. */
+  /* 1 / m for every pixel count m the filter divides by.  */
+  float        inv_count[BM3D_ISOLINE_LENGTH_MAX * BM3D_ISOLINE_ACROSS
+                         + 130];
+  float        glrt_limit;    /* T_max sigma^2                            */
+  float        first_limit;   /* 9 sigma^2: the first segment's test      */
+  float        guide_noise;   /* sigma^2 / 9: the guide's noise variance  */
+  float        edge_scale;    /* 1 / (4 T2_max sigma^2)                   */
+  float        chroma_scale;  /* edge_scale of the planes that follow     */
+  /* Noise power the residual must exceed, on each plane.  */
+  float        residual_floor[BM3D_MAX_CHANNELS];
+} bm3d_isoline_tables;
+
+/* Build the tables for `profile`, for tiles of `planes` planes (1 or
+ * 3) of noise deviations sigma[] (plane 0 leads).  */
+void bm3d_isoline_tables_init (const bm3d_isoline_profile *profile,
+                               const float *sigma, int planes,
+                               bm3d_isoline_tables *tables);
+
+/* How far from a pixel the filter reads before its residual step: the
+ * padding a tile's planes need.  */
+int  bm3d_isoline_reach (const bm3d_isoline_profile *profile);
 
 /* Separable 2D transform: coef = F * X * F^T, X = I * coef * I^T, with
  * F = fwd and I = inv (row-major, [row][col]).  Every row of fwd has unit

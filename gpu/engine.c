@@ -504,9 +504,9 @@ setup_isoline (bm3d_job *job)
                         "isoline (%d)", p->segment, p->length_max);
       return BM3D_ERR_INVALID_ARGUMENT;
     }
-  /* An isoline reaches at most its length from its pixel, and
-   * thickening one pixel more.  */
-  job->margin = p->length_max + 2;
+  /* A pixel's estimate reads its isoline and regions (the planes'
+   * padding), and the residual step reads estimates around it.  */
+  job->margin = bm3d_isoline_reach (p) + BM3D_ISOLINE_RESIDUAL;
   job->align = 1;
   return BM3D_OK;
 }
@@ -529,7 +529,7 @@ static const bm3d_algorithm algorithms[] =
     bm3d_nlm_cpu_tile, bm3d_nlm_cpu_tile_side,
     CUDA_BACKEND (bm3d_nlm_cuda_tile, bm3d_nlm_cuda_tile_side,
                   bm3d_nlm_cuda_image) },
-  { BM3D_MODE_ISOLINE, BM3D_COLOUR_RGB, setup_isoline,
+  { BM3D_MODE_ISOLINE, BM3D_COLOUR_OPPONENT, setup_isoline,
     bm3d_isoline_cpu_tile, bm3d_isoline_cpu_tile_side,
     CUDA_BACKEND (bm3d_isoline_cuda_tile, bm3d_isoline_cuda_tile_side,
                   bm3d_isoline_cuda_image) },

@@ -11,5 +11,6 @@ gpu_libbm3d_a_SOURCES = \
 	gpu/bm3d_tables.c \
 	gpu/bm3d_cpu.c \
 	gpu/nlm_cpu.c \
+	gpu/isoline_core.h \
 	gpu/isoline_cpu.c \
 	gpu/noise_estimate.c

@@ -187,19 +187,20 @@ else
   sed 's/^/#   /' "$work/run.err"
 fi
 
-# Modes not implemented yet fail cleanly; once implemented they must work.
-for mode in isoline; do
+# The isoline mode, both variants: a flat image comes back as it was.
+for variant in hybrid pipd; do
   rm -f "$result"
-  run "$cmd" --mode "$mode" --sigma 10 "$work/ok.pgm" "$result"
-  if [ "$rc" -eq 1 ] && one_line_error 'not implemented' && [ ! -e "$result" ]; then
-    ok "--mode $mode: exit 1, \"not implemented\", no output"
-  elif [ "$rc" -eq 0 ] && [ -s "$result" ]; then
-    ok "--mode $mode: denoised"
+  run "$cmd" --mode isoline --isoline-variant "$variant" --sigma 10 \
+    "$work/ok.pgm" "$result"
+  if [ "$rc" -eq 0 ] && cmp -s "$work/ok.pgm" "$result"; then
+    ok "--mode isoline --isoline-variant $variant: denoised, flat stays flat"
   else
-    not_ok "--mode $mode: exit 1 with \"not implemented\" or a result"
+    not_ok "--mode isoline --isoline-variant $variant: denoised (exit $rc)"
     sed 's/^/#   /' "$work/run.err"
   fi
 done
+expect_error 2 'isoline variant' "--isoline-variant fancy: exit 2" \
+  "$cmd" --mode isoline --isoline-variant fancy "$work/ok.pgm" "$result"
 
 # The CUDA backend asked for by name where there is none.
 if "$cmd" --version | grep -q '^CUDA: not available'; then

@@ -5,7 +5,8 @@ ENGINE_TESTS = \
 	tests/engine-threads \
 	tests/engine-edge \
 	tests/engine-quality \
-	tests/engine-nlm
+	tests/engine-nlm \
+	tests/engine-isoline
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
 # tests/data/ (camera.png, astronaut.png, their licence) is distributed
@@ -39,3 +40,9 @@ tests_engine_nlm_SOURCES = tests/engine-nlm.c tests/engine-tap.h \
 tests_engine_nlm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
 tests_engine_nlm_CFLAGS = $(AM_CFLAGS) $(PNG_CFLAGS)
 tests_engine_nlm_LDADD = $(PNG_LIBS) $(ENGINE_TEST_LIBS)
+# The isoline mode; reads the PNG test images like engine-quality.
+tests_engine_isoline_SOURCES = tests/engine-isoline.c tests/engine-tap.h \
+	cli/image_io.c cli/image_io.h
+tests_engine_isoline_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+tests_engine_isoline_CFLAGS = $(AM_CFLAGS) $(PNG_CFLAGS)
+tests_engine_isoline_LDADD = $(PNG_LIBS) $(ENGINE_TEST_LIBS)

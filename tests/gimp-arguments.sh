@@ -36,8 +36,12 @@ odd_sigmas=(
 # Refused while the engine lacks them, denoised once it has them.
 maybe=(
   "mode 2 (non-local means)|25.0|2|0|The mode “Non-local means” is not implemented yet"
-  "mode 3 (isoline)|25.0|3|0|The mode “Isoline” is not implemented yet"
   "backend 2 (CUDA)|25.0|0|2|The CUDA backend cannot be used"
+)
+
+# Implemented modes other than BM3D: accepted, and they denoise.
+accepted=(
+  "mode 3 (isoline)|25.0|3|0"
 )
 
 exprs=()
@@ -61,6 +65,14 @@ for entry in "${maybe[@]}"; do
   i=$((i + 1))
   exprs+=("(t-try \"$in\" $u8 RUN-NONINTERACTIVE $sigma $mode $backend
             \"$work/maybe-$i-before.raw\" \"$work/maybe-$i-after.raw\")")
+done
+
+i=0
+for entry in "${accepted[@]}"; do
+  IFS='|' read -r name sigma mode backend <<< "$entry"
+  i=$((i + 1))
+  exprs+=("(t-try \"$in\" $u8 RUN-NONINTERACTIVE $sigma $mode $backend
+            \"$work/accepted-$i-before.raw\" \"$work/accepted-$i-after.raw\")")
 done
 
 # Saved values: version 1, mode 1, backend 1 (CPU), sigma 10.0, as bytes
@@ -139,8 +151,22 @@ for entry in "${maybe[@]}"; do
   fi
 done
 
+noisy_psnr=$("$pixels" psnr "$work/clean-rgba.png" "$in" 2>&1)
+i=0
+for entry in "${accepted[@]}"; do
+  IFS='|' read -r name sigma mode backend <<< "$entry"
+  i=$((i + 1)) k=$((k + 1))
+  after=$work/accepted-$i-after.raw
+  check "$name: accepted" test "$(outcome $k)" = accepted
+  psnr=$("$pixels" psnr "$work/clean-rgba.png" "$after" 128x128x4xu8 2>&1)
+  check "$name: PSNR $psnr dB >= the noisy input's $noisy_psnr dB + 5" \
+    at_least "$psnr" "$(awk -v p="$noisy_psnr" 'BEGIN { print p + 5 }')"
+  check "$name: alpha bit-exact" "$pixels" same-alpha \
+    "$work/accepted-$i-before.raw" "$after" 128x128x4xu8
+done
+
 # Last values.  The batch commands after the t-try ones, in order.
-first=$(( ${#refusals[@]} + ${#odd_sigmas[@]} + ${#maybe[@]} ))
+first=$(( ${#refusals[@]} + ${#odd_sigmas[@]} + ${#maybe[@]} + ${#accepted[@]} ))
 for j in $(seq 1 12); do
   check "run-mode batch command $j succeeded" is_ok "$log" $((first + j))
 done

@@ -8,7 +8,8 @@ GIMP_TESTS = \
 	tests/gimp-arguments.sh \
 	tests/gimp-batch.sh \
 	tests/gimp-dialog.sh \
-	tests/gimp-nlm.sh
+	tests/gimp-nlm.sh \
+	tests/gimp-isoline.sh
 
 if HAVE_GIMP
 TESTS += $(GIMP_TESTS)

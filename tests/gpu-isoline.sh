@@ -1,0 +1,208 @@
+#!/bin/sh
+# The isoline mode's CUDA backend against its CPU backend, on a machine
+# with an NVIDIA GPU (TAP).  Both backends round alike (isoline_core.h),
+# so the images should agree bit for bit; the test asks for a PSNR
+# difference of at most 0.05 dB and at least 50 dB between the two
+# outputs.  Without a usable device the whole script is skipped
+# visibly.  Runs from `make check` or by hand:
+#
+#   top_builddir=BUILD top_srcdir=SRC sh tests/gpu-isoline.sh
+#
+# BM3D_GPU_TEST_KEEP=DIR keeps the images and logs in DIR;
+# BM3D_GPU_TEST_QUICK=1 leaves out the large images.
+set -u
+
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+top_builddir=${top_builddir:-.}
+denoise=$top_builddir/cli/bm3d-denoise
+bench=$top_builddir/bench/bm3d-bench
+data=$top_srcdir/tests/data
+
+version=$("$denoise" --version 2>&1)
+if ! printf '%s\n' "$version" | grep -q '^CUDA: available'; then
+  printf '%s\n' "$version" | sed -n 's/^CUDA: /# CUDA: /p'
+  echo "1..0 # SKIP no CUDA device"
+  exit 0
+fi
+
+if [ -n "${BM3D_GPU_TEST_KEEP:-}" ]; then
+  tmp=$BM3D_GPU_TEST_KEEP
+  mkdir -p "$tmp"
+else
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+fi
+
+sanitizer=
+for s in compute-sanitizer "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" \
+         /usr/local/cuda/bin/compute-sanitizer; do
+  if command -v "$s" >/dev/null 2>&1; then
+    sanitizer=$(command -v "$s")
+    break
+  fi
+done
+
+quick=${BM3D_GPU_TEST_QUICK:-}
+n=0
+failed=0
+
+ok () {
+  n=$((n + 1))
+  echo "ok $n - $1"
+}
+
+not_ok () {
+  n=$((n + 1))
+  failed=$((failed + 1))
+  echo "not ok $n - $1"
+}
+
+skip () {
+  n=$((n + 1))
+  echo "ok $n - $1 # SKIP $2"
+}
+
+show () {
+  sed 's/^/# /' "$1"
+}
+
+# $1 <= $2 (floating point)?
+le () {
+  awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'
+}
+
+psnr_of () {
+  "$bench" --diff "$1" "$2" | awk '{ print $2 }'
+}
+
+# agree NAME NOISY CLEAN VARIANT [SIGMA]: both backends on NOISY; one
+# TAP line: PSNRs against CLEAN within 0.05 dB, and the two outputs
+# within 50 dB of each other (or identical).
+agree () {
+  name=$1 noisy=$2 clean=$3 variant=$4 sigma=${5:-25}
+  base=$tmp/$(basename "$noisy" .pfm)-$variant
+  if ! "$denoise" --mode isoline --isoline-variant "$variant" --sigma "$sigma" \
+         --backend cpu --verbose "$noisy" "$base-cpu.pfm" 2>"$base-cpu.log" \
+     || ! "$denoise" --mode isoline --isoline-variant "$variant" \
+            --sigma "$sigma" --backend cuda --verbose "$noisy" \
+            "$base-gpu.pfm" 2>"$base-gpu.log"; then
+    not_ok "$name (a command failed)"
+    show "$base-cpu.log"
+    show "$base-gpu.log"
+    return
+  fi
+  p_cpu=$(psnr_of "$base-cpu.pfm" "$clean")
+  p_gpu=$(psnr_of "$base-gpu.pfm" "$clean")
+  between=$("$bench" --diff "$base-cpu.pfm" "$base-gpu.pfm")
+  p_between=$(echo "$between" | awk '{ print $2 }')
+  d=$(awk -v a="$p_cpu" -v b="$p_gpu" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.4f", d }')
+  echo "# $name: CPU $p_cpu dB, GPU $p_gpu dB, difference $d dB; GPU vs CPU: $between"
+  grep -h "time:\|backend" "$base-gpu.log" | sed 's/^/#   /'
+  if le "$d" 0.05 && { [ "$p_between" = inf ] || le 50 "$p_between"; }; then
+    ok "$name"
+  else
+    not_ok "$name"
+  fi
+}
+
+echo "1..26"
+printf '%s\n' "$version" | sed 's/^/# /'
+
+# ---- GPU and CPU agree on photographs (8 tests) --------------------------
+for img in camera astronaut; do
+  "$denoise" --convert "$data/$img.png" "$tmp/$img-clean.pfm"
+  for sigma in 10 50; do
+    "$denoise" --add-noise "$sigma" --seed 7 "$data/$img.png" \
+      "$tmp/$img-$sigma.pfm"
+    for variant in hybrid pipd; do
+      agree "$img sigma $sigma, $variant: GPU agrees with the CPU" \
+        "$tmp/$img-$sigma.pfm" "$tmp/$img-clean.pfm" "$variant" "$sigma"
+    done
+  done
+done
+
+# ---- odd sizes, gray and RGB (10 tests) ------------------------------------
+for geom in "1 1 1" "7 7 3" "1000 9 1" "9 1000 3" "4000 3000 3"; do
+  set -- $geom
+  for variant in hybrid pipd; do
+    name="${1}x${2}, $3 channel(s), $variant: GPU agrees with the CPU"
+    if [ "$1" = 4000 ] && [ -n "$quick" ]; then
+      skip "$name" "quick run"
+      continue
+    fi
+    clean=$tmp/odd-$1x$2x$3-clean.pfm
+    noisy=$tmp/odd-$1x$2x$3.pfm
+    [ -e "$noisy" ] || { "$bench" --synth "$1" "$2" "$3" "$clean" \
+                         && "$denoise" --add-noise 25 --seed 3 "$clean" "$noisy"; }
+    agree "$name" "$noisy" "$clean" "$variant"
+  done
+done
+
+# ---- compute-sanitizer (4 tests) --------------------------------------------
+"$bench" --synth 67 45 3 "$tmp/small-clean.pfm"
+"$denoise" --add-noise 25 --seed 5 "$tmp/small-clean.pfm" "$tmp/small-noisy.pfm"
+for tool in memcheck racecheck synccheck initcheck; do
+  name="compute-sanitizer $tool is clean on a 67x45 RGB image, both variants"
+  if [ -z "$sanitizer" ]; then
+    skip "$name" "compute-sanitizer not found"
+    continue
+  fi
+  clean=yes
+  for variant in hybrid pipd; do
+    if ! "$sanitizer" --tool "$tool" --error-exitcode 3 \
+         "$denoise" --mode isoline --isoline-variant "$variant" \
+         --backend cuda "$tmp/small-noisy.pfm" "$tmp/small-$tool.pfm" \
+         >"$tmp/sanitizer-$tool-$variant.log" 2>&1; then
+      clean=no
+    fi
+    tail -n 5 "$tmp/sanitizer-$tool-$variant.log" | show /dev/stdin
+  done
+  if [ "$clean" = yes ]; then
+    ok "$name"
+  else
+    not_ok "$name"
+  fi
+done
+
+# ---- through the host's tiler: output larger than the device budget (2) ---
+name="9000x7000 RGB (output over the device budget, tiled on the host): GPU agrees with the CPU"
+if [ -n "$quick" ]; then
+  skip "$name" "quick run"
+  skip "9000x7000 RGB: at most 512 MiB of device memory" "quick run"
+else
+  "$bench" --synth 9000 7000 3 "$tmp/huge-clean.pfm"
+  "$denoise" --add-noise 25 --seed 9 "$tmp/huge-clean.pfm" "$tmp/huge.pfm"
+  agree "$name" "$tmp/huge.pfm" "$tmp/huge-clean.pfm" hybrid
+  dev=$(sed -n 's/.*device \([0-9.]*\) MiB.*/\1/p' "$tmp/huge-hybrid-gpu.log" | head -n 1)
+  if [ -n "$dev" ] && le "$dev" 512; then
+    ok "9000x7000 RGB: at most 512 MiB of device memory ($dev MiB)"
+  else
+    not_ok "9000x7000 RGB: at most 512 MiB of device memory (${dev:-?} MiB)"
+    show "$tmp/huge-hybrid-gpu.log"
+  fi
+fi
+
+# ---- fall-back when no device is visible (2 tests) ------------------------
+in=$tmp/camera-10.pfm
+if CUDA_VISIBLE_DEVICES= "$denoise" --mode isoline --sigma 10 --backend auto \
+     --verbose "$in" "$tmp/fallback.pfm" 2>"$tmp/fallback-auto.log" \
+   && grep -q "backend cpu" "$tmp/fallback-auto.log" \
+   && grep -q "CUDA unavailable.*denoised on the CPU" "$tmp/fallback-auto.log" \
+   && [ "$(psnr_of "$tmp/fallback.pfm" "$tmp/camera-10-hybrid-cpu.pfm")" = inf ]; then
+  ok "no visible device, backend auto: the CPU's result, and it says so"
+else
+  not_ok "no visible device, backend auto: the CPU's result, and it says so"
+fi
+show "$tmp/fallback-auto.log"
+CUDA_VISIBLE_DEVICES= "$denoise" --mode isoline --backend cuda "$in" \
+  "$tmp/fallback2.pfm" 2>"$tmp/fallback-cuda.log"
+rc=$?
+show "$tmp/fallback-cuda.log"
+if [ "$rc" = 1 ] && grep -qi "cuda" "$tmp/fallback-cuda.log" \
+   && [ ! -e "$tmp/fallback2.pfm" ]; then
+  ok "no visible device, backend cuda: an error, no output"
+else
+  not_ok "no visible device, backend cuda: an error, no output (exit $rc)"
+fi
+
+[ "$failed" = 0 ]
