@@ -100,7 +100,7 @@ expect_error 1 'Is a directory' "input is a folder: exit 1" \
 expect_error 1 'unknown image format' "input of unknown format: exit 1" \
   "$cmd" "$work/afile" "$result"
 expect_error 1 'unknown image format' "output of unknown format: exit 1" \
-  "$cmd" "$work/ok.pgm" "$work/out.jpg"
+  "$cmd" "$work/ok.pgm" "$work/out.bmp"
 if has_png; then
   expect_error 1 'not a PNG file' "corrupt PNG: exit 1" \
     "$cmd" "$work/corrupt.png" "$result"
