@@ -6,6 +6,9 @@ CLI_TESTS = \
 	tests/cli-usage.sh \
 	tests/cli-formats.sh \
 	tests/cli-noise.sh \
-	tests/cli-denoise.sh
+	tests/cli-denoise.sh \
+	tests/cli-files.sh \
+	tests/cli-batch.sh
 TESTS += $(CLI_TESTS)
-EXTRA_DIST += $(CLI_TESTS) tests/cli-lib.sh tests/cli-images.py
+EXTRA_DIST += $(CLI_TESTS) tests/cli-lib.sh tests/cli-images.py \
+	tests/cli-files.py
