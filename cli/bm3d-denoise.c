@@ -250,7 +250,19 @@ print_version (void)
         printf ("%s support: no\n", image_format_name (f));
     }
   if (cuda)
-    printf ("CUDA: available\n");
+    {
+      int n = bm3d_cuda_device_count ();
+
+      printf ("CUDA: available, %d device%s", n, n == 1 ? "" : "s");
+      for (int i = 0; i < n; i++)
+        {
+          char name[256];
+
+          if (bm3d_cuda_device_name (i, name, sizeof name))
+            printf ("%s %d: %s", i ? "," : ":", i, name);
+        }
+      putchar ('\n');
+    }
   else
     printf ("CUDA: not available (%s)\n", why);
 }

@@ -138,10 +138,15 @@ tiff_on_error (thandle_t h, const char *module, const char *format,
     return;
   if (!io->failed)
     {
+      size_t len = strlen (io->path);
+      const char *p = text;
+
       vsnprintf (text, sizeof text, format, args);
-      /* libtiff's module names are function names: the text suffices.  */
+      /* Many messages start with the file name already.  */
+      if (strncmp (p, io->path, len) == 0 && p[len] == ':' && p[len + 1])
+        p += len + 2;
       (void) module;
-      io_set_error (io->error, io->error_len, "%s: %s", io->path, text);
+      io_set_error (io->error, io->error_len, "%s: %s", io->path, p);
     }
   io->failed = 1;
 }
