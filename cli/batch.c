@@ -310,6 +310,17 @@ reader_main (void *arg)
           job_failed (b, job, error);
           continue;
         }
+      /* The result's memory too, touched here so that its page faults
+       * are not paid by the engine worker, which sets the pace.  */
+      if (image_alloc (&job->out, job->in.width, job->in.height,
+                       job->in.channels, job->in.has_alpha, job->in.depth,
+                       error, sizeof error) < 0)
+        {
+          job_failed (b, job, error);
+          continue;
+        }
+      memset (job->out.data, 0, (size_t) job->out.width * job->out.height
+                                * job->out.channels * sizeof (float));
       job->t_read = now_seconds () - t;
       job->depth = job->in.depth;
       if (queue_push (&b->to_engine, job) < 0)
@@ -333,6 +344,7 @@ engine_cancel (double fraction, void *data)
   return atomic_load (&b->stop) != 0;
 }
 
+/* The reader allocated job->out.  */
 static bm3d_status
 denoise_job (Batch *b, const bm3d_params *params, Job *job, char *error,
              size_t error_len)
@@ -341,10 +353,6 @@ denoise_job (Batch *b, const bm3d_params *params, Job *job, char *error,
   bm3d_params p = *params;
   bm3d_status status;
 
-  if (image_alloc (&job->out, job->in.width, job->in.height,
-                   job->in.channels, job->in.has_alpha, job->in.depth, error,
-                   error_len) < 0)
-    return BM3D_ERR_OUT_OF_MEMORY;
   in_view = engine_view (&job->in);
   out_view = engine_view (&job->out);
   if (b->opt->estimate_sigma)
