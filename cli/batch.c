@@ -134,14 +134,14 @@ static void
 draw_progress_locked (Batch *b)
 {
   double elapsed = now_seconds () - b->t0;
-  double rate = elapsed > 0.0 ? (b->done + b->failed) / elapsed : 0.0;
+  double rate = elapsed > 0.0 ? b->done / elapsed : 0.0;
   int left = b->n - b->done - b->failed;
 
   fprintf (stderr, "\r\033[K" PROGRAM ": %d/%d files", b->done + b->failed,
            b->n);
   if (b->failed)
     fprintf (stderr, " (%d failed)", b->failed);
-  if (b->done + b->failed > 0)
+  if (b->done > 0)
     {
       double eta = rate > 0.0 ? left / rate : 0.0;
 
@@ -858,10 +858,16 @@ plan_stages (Batch *b)
   b->writers = calloc ((size_t) b->n_writers, sizeof *b->writers);
   b->temps = calloc ((size_t) b->n_writers, sizeof *b->temps);
   if (!b->readers || !b->workers || !b->writers || !b->temps)
-    return -1;
+    {
+      fprintf (stderr, PROGRAM ": out of memory\n");
+      return -1;
+    }
   for (int i = 0; i < b->n_writers; i++)
     if (!(b->temps[i] = calloc (PATH_MAX, 1)))
-      return -1;
+      {
+        fprintf (stderr, PROGRAM ": out of memory\n");
+        return -1;
+      }
   for (int i = 0; i < b->n_workers; i++)
     b->workers[i].device = visible == 0 ? opt->params.device
                            : opt->n_devices ? opt->devices[i] : i;

@@ -223,7 +223,7 @@ print_help (void)
          ".pgm/.ppm/.pnm (binary P5/P6, 8 or 16 bits), .pfm (32-bit float, 0..1 =\n"
          "black..white).  Alpha is not denoised; formats without alpha drop it.\n"
          "The ICC profile and the EXIF block are copied to the output when both\n"
-         "formats hold them (PNG, JPEG; TIFF: the ICC profile).\n"
+         "formats hold them (PNG, JPEG, TIFF).\n"
          "\n"
          "Exit status: 0 on success, 1 on a runtime error, 2 on a usage error.\n", stdout);
 }

@@ -463,7 +463,8 @@ image_write_with (const char *path, ImageFormat format, const Image *img,
   if (opt.png_level < 0 || opt.png_level > 9)
     opt.png_level = IMAGE_PNG_LEVEL;
 
-  fp = fopen (path, "wb");
+  /* Read too: the TIFF writer comes back to patch what libtiff wrote.  */
+  fp = fopen (path, "w+b");
   if (!fp)
     {
       io_set_error (error, error_len, "%s: cannot create: %s", path,

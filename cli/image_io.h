@@ -63,8 +63,9 @@ typedef enum
  *         PNG iCCP (inflated), TIFF tag 34675
  *   exif  the EXIF block as JPEG's APP1 holds it after "Exif\0\0" and
  *         PNG's eXIf chunk holds it: a little TIFF structure ("II*\0" or
- *         "MM\0*", IFD0, the EXIF IFD).  TIFF files do not hold it as a
- *         block and are not given one.  */
+ *         "MM\0*", IFD0, the EXIF IFD).  A TIFF file holds the same as
+ *         its own descriptive tags and EXIF directory: io_tiff.c turns
+ *         one into the other (io_exif.c), entries copied byte for byte.  */
 typedef struct
 {
   unsigned char *icc;

@@ -19,7 +19,10 @@
  * Written: gray or RGB, alpha as unassociated alpha, 8 or 16 bits or
  * 32-bit float, Deflate at --png-level with the horizontal (integer) or
  * floating-point predictor, strips of about 1 MiB.  The ICC profile
- * (tag 34675) is kept.
+ * (tag 34675) is kept, and so is EXIF: read into the image's EXIF block
+ * (the file's Make, Model and other descriptive tags, its orientation,
+ * and its EXIF directory, entry by entry), and written back as those
+ * tags and an EXIF directory appended after libtiff closed the file.
  *
  * libtiff reports through handlers that print to stderr by default: ours
  * keep the first error in the call's context (the client data of every
@@ -28,6 +31,7 @@
 #include "config.h"
 
 #include "io_codec.h"
+#include "io_exif.h"
 
 #include <errno.h>
 #include <math.h>
@@ -428,6 +432,173 @@ tiff_read_rgba (TiffIo *io, TIFF *tif, const TiffLayout *l, Image *img)
   return 0;
 }
 
+/* ---- EXIF ------------------------------------------------------------- */
+
+/* The file's descriptive tags that EXIF keeps in its IFD0.  */
+static const uint16_t exif_text_tags[] = { TIFFTAG_IMAGEDESCRIPTION,
+                                           TIFFTAG_MAKE, TIFFTAG_MODEL,
+                                           TIFFTAG_DATETIME, TIFFTAG_ARTIST,
+                                           TIFFTAG_COPYRIGHT };
+
+#define N_TEXT_TAGS (sizeof exif_text_tags / sizeof exif_text_tags[0])
+
+static int
+tiff_read_at (void *source, uint64_t offset, void *buf, size_t n)
+{
+  TiffIo *io = source;
+
+  if (offset > (uint64_t) INT64_MAX
+      || fseeko (io->fp, (off_t) offset, SEEK_SET) != 0
+      || fread (buf, 1, n, io->fp) != n)
+    return -1;
+  return 0;
+}
+
+/* The EXIF block of the file: its descriptive tags (and orientation,
+ * when the pixels were read as stored) and its EXIF directory.  Damaged
+ * EXIF is dropped, not an error.  */
+static int
+tiff_get_exif (TiffIo *io, TIFF *tif, Image *img, int with_orientation)
+{
+  ExifIfd *ifd0 = calloc (1, sizeof *ifd0);
+  ExifIfd *exif = calloc (1, sizeof *exif);
+  int big = TIFFIsBigEndian (tif);
+  unsigned char *block = NULL;
+  size_t len = 0;
+  uint16_t orientation;
+  uint64_t offset;
+  int status = -1;
+
+  if (!ifd0 || !exif)
+    goto done;
+  ifd0->big = exif->big = big;
+  for (size_t i = 0; i < N_TEXT_TAGS; i++)
+    {
+      char *text = NULL;
+
+      if (TIFFGetField (tif, exif_text_tags[i], &text) && text
+          && strlen (text) < 65536)
+        exif_ifd_add (ifd0, exif_text_tags[i], 2,
+                      (uint32_t) strlen (text) + 1, text, strlen (text) + 1);
+    }
+  if (with_orientation && TIFFGetField (tif, TIFFTAG_ORIENTATION,
+                                        &orientation)
+      && orientation > 1 && orientation <= 8)
+    {
+      unsigned char v[2] = { (unsigned char) (big ? 0 : orientation),
+                             (unsigned char) (big ? orientation : 0) };
+
+      exif_ifd_add (ifd0, TIFFTAG_ORIENTATION, 3, 1, v, 2);
+    }
+  if (!TIFFIsBigTIFF (tif) && TIFFGetField (tif, TIFFTAG_EXIFIFD, &offset)
+      && exif_read_ifd (tiff_read_at, io, tiff_size_proc (io), big, offset,
+                        exif) < 0)
+    exif_ifd_free (exif);
+  if (exif_block_build (ifd0, exif, &block, &len) == 0
+      && io_set_exif (img, block, len) == 0)
+    status = 0;
+
+done:
+  if (ifd0)
+    exif_ifd_free (ifd0);
+  if (exif)
+    exif_ifd_free (exif);
+  free (ifd0);
+  free (exif);
+  free (block);
+  return status;
+}
+
+/* The block's descriptive tags into the file's IFD0, before the image
+ * is written.  */
+static void
+tiff_put_exif_tags (TIFF *tif, const ExifIfd *ifd0)
+{
+  for (int i = 0; i < ifd0->n; i++)
+    {
+      const ExifEntry *e = &ifd0->entries[i];
+
+      if (e->tag == TIFFTAG_ORIENTATION && e->type == 3 && e->count == 1)
+        {
+          unsigned v = exif_get16 (e->value, ifd0->big);
+
+          if (v >= 1 && v <= 8)
+            TIFFSetField (tif, TIFFTAG_ORIENTATION, (uint16_t) v);
+          continue;
+        }
+      for (size_t k = 0; k < N_TEXT_TAGS; k++)
+        if (e->tag == exif_text_tags[k] && e->type == 2)
+          {
+            char *text = malloc ((size_t) e->size + 1);
+
+            if (text)
+              {
+                memcpy (text, e->value, e->size);
+                text[e->size] = '\0';
+                TIFFSetField (tif, e->tag, text);
+                free (text);
+              }
+          }
+    }
+}
+
+/* After libtiff wrote the file with a place-holder EXIF pointer: appends
+ * the EXIF directory (in the file's byte order, the block's) and points
+ * IFD0's entry to it.  */
+static int
+tiff_append_exif (TiffIo *io, const ExifIfd *exif)
+{
+  FILE *fp = io->fp;
+  unsigned char head[8], count[2], entry[12], value[4];
+  size_t size = exif_ifd_size (exif);
+  uint32_t ifd0;
+  unsigned n;
+  off_t end;
+  unsigned char *buf;
+  int big = exif->big;
+
+  if (fflush (fp) != 0 || tiff_read_at (io, 0, head, 8) < 0)
+    return -1;
+  ifd0 = exif_get32 (head + 4, big);
+  if (tiff_read_at (io, ifd0, count, 2) < 0)
+    return -1;
+  n = exif_get16 (count, big);
+  for (unsigned i = 0; i < n; i++)
+    {
+      uint64_t at = ifd0 + 2 + 12 * (uint64_t) i;
+
+      if (tiff_read_at (io, at, entry, 12) < 0)
+        return -1;
+      if (exif_get16 (entry, big) != EXIF_TAG_EXIF_IFD)
+        continue;
+      if (fseeko (fp, 0, SEEK_END) != 0 || (end = ftello (fp)) < 0)
+        return -1;
+      if (end & 1)
+        {
+          fputc (0, fp);
+          end++;
+        }
+      /* A classic TIFF addresses 4 GiB: past that the EXIF is dropped.  */
+      if ((uint64_t) end + size > UINT32_MAX)
+        return 0;
+      buf = calloc (size, 1);
+      if (!buf)
+        return -1;
+      exif_ifd_write (exif, big, buf, (uint64_t) end, 0);
+      exif_put32 (value, (uint32_t) end, big);
+      if (fwrite (buf, 1, size, fp) != size
+          || fseeko (fp, (off_t) (at + 8), SEEK_SET) != 0
+          || fwrite (value, 1, 4, fp) != 4)
+        {
+          free (buf);
+          return -1;
+        }
+      free (buf);
+      return 0;
+    }
+  return 0;
+}
+
 static int
 tiff_read_image (TiffIo *io, TIFF *tif, Image *img)
 {
@@ -504,6 +675,10 @@ tiff_read_image (TiffIo *io, TIFF *tif, Image *img)
   if (TIFFGetField (tif, TIFFTAG_ICCPROFILE, &icc_len, &icc) && icc
       && io_set_icc (img, icc, icc_len) < 0)
     return tiff_fail (io, "out of memory");
+  /* The RGBA interface turns the pixels to the orientation tag's: then
+   * the tag no longer applies.  */
+  if (tiff_get_exif (io, tif, img, direct) < 0)
+    return tiff_fail (io, "out of memory");
   return 0;
 }
 
@@ -539,7 +714,8 @@ read_tiff (const char *path, FILE *fp, Image *img, char *error,
 
 static int
 tiff_write_image (TiffIo *io, TIFF *tif, const Image *img,
-                  const ImageWriteOptions *options)
+                  const ImageWriteOptions *options, const ExifIfd *ifd0,
+                  const ExifIfd *exif)
 {
   int depth = options->depth;
   int colour = io_colour (img);
@@ -584,6 +760,9 @@ tiff_write_image (TiffIo *io, TIFF *tif, const Image *img,
   if (img->meta.icc_len && img->meta.icc_len <= UINT32_MAX)
     TIFFSetField (tif, TIFFTAG_ICCPROFILE, (uint32_t) img->meta.icc_len,
                   img->meta.icc);
+  tiff_put_exif_tags (tif, ifd0);
+  if (exif->n > 0)
+    TIFFSetField (tif, TIFFTAG_EXIFIFD, (uint64_t) 0);
   if (io->failed)
     return -1;
 
@@ -626,13 +805,44 @@ write_tiff (const char *path, FILE *fp, const Image *img,
             const ImageWriteOptions *options, char *error, size_t error_len)
 {
   TiffIo io = { fp, 1, path, error, error_len, 0 };
-  TIFF *tif = tiff_open (&io, "w");
-  int status;
+  ExifIfd *ifd0 = calloc (1, sizeof *ifd0);
+  ExifIfd *exif = calloc (1, sizeof *exif);
+  TIFF *tif = NULL;
+  int status = -1;
 
+  if (!ifd0 || !exif)
+    {
+      tiff_fail (&io, "out of memory");
+      goto done;
+    }
+  /* The file takes the EXIF block's byte order: its entries are copied
+   * as they are.  */
+  if (img->meta.exif_len
+      && exif_block_parse (img->meta.exif, img->meta.exif_len, ifd0,
+                           exif) < 0)
+    {
+      exif_ifd_free (ifd0);
+      exif_ifd_free (exif);
+    }
+  tif = tiff_open (&io, !img->meta.exif_len ? "w" : exif->big ? "wb" : "wl");
   if (!tif)
-    return tiff_fail (&io, "cannot start the TIFF file");
-  status = tiff_write_image (&io, tif, img, options);
+    {
+      tiff_fail (&io, "cannot start the TIFF file");
+      goto done;
+    }
+  status = tiff_write_image (&io, tif, img, options, ifd0, exif);
   TIFFClose (tif);
+  if (status == 0 && !io.failed && exif->n > 0
+      && tiff_append_exif (&io, exif) < 0)
+    status = tiff_fail (&io, "write failed");
+
+done:
+  if (ifd0)
+    exif_ifd_free (ifd0);
+  if (exif)
+    exif_ifd_free (exif);
+  free (ifd0);
+  free (exif);
   return status < 0 || io.failed ? -1 : 0;
 }
 

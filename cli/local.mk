@@ -11,6 +11,8 @@ cli_libimageio_a_SOURCES = \
 	cli/io_png.c \
 	cli/io_jpeg.c \
 	cli/io_tiff.c \
+	cli/io_exif.c \
+	cli/io_exif.h \
 	cli/io_pnm.c
 IMAGE_IO_LIBS = cli/libimageio.a $(PNG_LIBS) $(JPEG_LIBS) $(TIFF_LIBS)
 

@@ -8,7 +8,8 @@
 #   cli-files.py meta FILE         print "icc DIGEST exif DIGEST" of the
 #                                  ICC profile and EXIF block of a PNG,
 #                                  JPEG or TIFF file ("none" if absent)
-#   cli-files.py meta-expected     the same line for the generated blocks
+#   cli-files.py meta-expected [big-endian]
+#                                  the same line for the generated blocks
 #   cli-files.py jpeg-info FILE    print "W H COMPONENTS HxV" (sampling of
 #                                  the first component)
 #   cli-files.py tiff-info FILE    print "W H SPP BPS FORMAT PHOTOMETRIC
@@ -59,8 +60,8 @@ def icc_profile(size=70000):
     return header + tags + bytes(body)
 
 
-def exif_block():
-    """A little-endian EXIF block: IFD0 with Make and a pointer to an
+def exif_block(o="<"):
+    """An EXIF block (little-endian unless o is ">"): IFD0 with Make and a pointer to an
     EXIF IFD holding ExposureTime and ISO."""
     make = b"BM3D test camera\0"
     # Layout: header 8, IFD0 (2 entries) at 8, make at 38, EXIF IFD after.
@@ -69,18 +70,18 @@ def exif_block():
     exif_at = make_at + len(make)
     exif_at += exif_at & 1
     rational_at = exif_at + 2 + 2 * 12 + 4
-    out = b"II*\0" + struct.pack("<I", ifd0)
-    out += struct.pack("<H", 2)
-    out += struct.pack("<HHII", 0x010F, 2, len(make), make_at)
-    out += struct.pack("<HHII", 0x8769, 4, 1, exif_at)
-    out += struct.pack("<I", 0)
+    out = (b"II*\0" if o == "<" else b"MM\0*") + struct.pack(o + "I", ifd0)
+    out += struct.pack(o + "H", 2)
+    out += struct.pack(o + "HHII", 0x010F, 2, len(make), make_at)
+    out += struct.pack(o + "HHII", 0x8769, 4, 1, exif_at)
+    out += struct.pack(o + "I", 0)
     out += make
     out += b"\0" * (exif_at - len(out))
-    out += struct.pack("<H", 2)
-    out += struct.pack("<HHII", 0x829A, 5, 1, rational_at)
-    out += struct.pack("<HHIHH", 0x8827, 3, 1, 3200, 0)
-    out += struct.pack("<I", 0)
-    out += struct.pack("<II", 1, 250)
+    out += struct.pack(o + "H", 2)
+    out += struct.pack(o + "HHII", 0x829A, 5, 1, rational_at)
+    out += struct.pack(o + "HHIHH", 0x8827, 3, 1, 3200, 0)
+    out += struct.pack(o + "I", 0)
+    out += struct.pack(o + "II", 1, 250)
     return out
 
 
@@ -90,7 +91,7 @@ def digest(block):
 
 # ---- PNG with metadata ----------------------------------------------------
 
-def write_png_meta(path, w, h, samples):
+def write_png_meta(path, w, h, samples, order="<"):
     chunk = images.png_chunk
     raw = bytearray()
     for y in range(h):
@@ -99,7 +100,7 @@ def write_png_meta(path, w, h, samples):
     data = images.PNG_SIGNATURE
     data += chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
     data += chunk(b"iCCP", b"test\0\0" + zlib.compress(icc_profile()))
-    data += chunk(b"eXIf", exif_block())
+    data += chunk(b"eXIf", exif_block(order))
     data += chunk(b"IDAT", zlib.compress(bytes(raw)))
     data += chunk(b"IEND", b"")
     with open(path, "wb") as f:
@@ -161,7 +162,8 @@ def jpeg_info(data):
 
 # ---- TIFF -----------------------------------------------------------------
 
-TYPE_SIZE = {1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 7: 1, 11: 4, 12: 8, 13: 4}
+TYPE_SIZE = {1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8,
+             11: 4, 12: 8, 13: 4}
 TYPE_CHAR = {1: "B", 2: "c", 3: "H", 4: "I", 7: "B", 11: "f", 13: "I"}
 
 
@@ -186,10 +188,66 @@ def tiff_entries(data):
     return order, tags
 
 
+def ifd_raw(data, order, at):
+    """(tag, type, count, value bytes) of the directory at `at`."""
+    n = struct.unpack(order + "H", data[at:at + 2])[0]
+    out = []
+    for i in range(n):
+        e = at + 2 + 12 * i
+        tag, kind, count = struct.unpack(order + "HHI", data[e:e + 8])
+        size = TYPE_SIZE[kind] * count
+        if size <= 4:
+            raw = data[e + 8:e + 8 + size]
+        else:
+            off = struct.unpack(order + "I", data[e + 8:e + 12])[0]
+            raw = data[off:off + size]
+        out.append((tag, kind, count, raw))
+    return out
+
+
+def exif_layout(order, ifd0, exif):
+    """The EXIF block of a TIFF's descriptive tags and EXIF directory,
+    laid out as the test block is: IFD0 at 8, its values, the EXIF IFD,
+    its values; entries sorted, values at even offsets."""
+    def ifd(entries, at, pointer):
+        entries = sorted(entries + ([(34665, 4, 1, None)]
+                                    if pointer is not None else []),
+                         key=lambda e: e[0])
+        values_at = at + 2 + 12 * len(entries) + 4
+        head, values = struct.pack(order + "H", len(entries)), b""
+        for tag, kind, count, raw in entries:
+            if tag == 34665:
+                head += struct.pack(order + "HHII", tag, kind, count, pointer)
+            elif len(raw) <= 4:
+                head += struct.pack(order + "HHI", tag, kind, count) + raw \
+                    + b"\0" * (4 - len(raw))
+            else:
+                head += struct.pack(order + "HHII", tag, kind, count,
+                                    values_at + len(values))
+                values += raw + (b"\0" if len(raw) & 1 else b"")
+        return head + struct.pack(order + "I", 0) + values
+    first = ifd(ifd0, 8, 0 if exif else None)
+    block = (b"II*\0" if order == "<" else b"MM\0*") + \
+        struct.pack(order + "I", 8)
+    if not exif:
+        return block + first
+    return block + ifd(ifd0, 8, 8 + len(first)) + ifd(exif, 8 + len(first),
+                                                      None)
+
+
 def tiff_meta(data):
-    _, tags = tiff_entries(data)
+    order, tags = tiff_entries(data)
     icc = tags.get(34675)
-    return (bytes(icc) if icc else None), None
+    first = struct.unpack(order + "I", data[4:8])[0]
+    ifd0 = [e for e in ifd_raw(data, order, first)
+            if e[0] in (270, 271, 272, 306, 315, 33432)
+            or (e[0] == 274 and e[3] not in (b"\1\0", b"\0\1"))]
+    exif = []
+    if 34665 in tags:
+        exif = [e for e in ifd_raw(data, order, tags[34665][0])
+                if e[0] not in (34665, 34853, 40965)]
+    block = exif_layout(order, ifd0, exif) if ifd0 or exif else None
+    return (bytes(icc) if icc else None), block
 
 
 def tiff_info(data):
@@ -307,6 +365,7 @@ def generate(directory):
     gen = images.generated()
     _, _, _, _, rgb8 = gen["rgb8"]
     write_png_meta(os.path.join(directory, "meta.png"), W, H, rgb8)
+    write_png_meta(os.path.join(directory, "meta-be.png"), W, H, rgb8, ">")
     p = lambda name: os.path.join(directory, name)
     _, _, _, _, gray8 = gen["gray8"]
     _, _, _, _, gray16 = gen["gray16"]
@@ -383,8 +442,9 @@ def main(argv):
         print("icc %s exif %s" % (digest(icc), digest(exif)))
         return 0
     if cmd == "meta-expected":
+        order = ">" if len(argv) > 2 and argv[2] == "big-endian" else "<"
         print("icc %s exif %s" % (digest(icc_profile()),
-                                  digest(exif_block())))
+                                  digest(exif_block(order))))
         return 0
     if cmd == "jpeg-info" and len(argv) == 3:
         with open(argv[2], "rb") as f:

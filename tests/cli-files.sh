@@ -106,10 +106,23 @@ check "PNG -> PNG keeps ICC and EXIF bytes" \
 check "JPEG -> JPEG keeps ICC and EXIF bytes" \
   test "$($files meta "$o/meta2.jpg")" = "$expected_meta"
 "$cmd" --convert "$work/meta.png" "$o/meta.tif"
+check "PNG -> TIFF: ICC tag, Make in IFD0, the EXIF directory" \
+  test "$($files meta "$o/meta.tif")" = "$expected_meta"
 "$cmd" --convert "$o/meta.tif" "$o/meta2.tif"
-check "TIFF -> TIFF keeps the ICC bytes (tag 34675)" \
-  test "$($files meta "$o/meta2.tif" | cut -d' ' -f1,2)" = \
-       "$(echo "$expected_meta" | cut -d' ' -f1,2)"
+check "TIFF -> TIFF keeps ICC and EXIF bytes" \
+  test "$($files meta "$o/meta2.tif")" = "$expected_meta"
+"$cmd" --convert "$o/meta2.tif" "$o/meta3.png"
+"$cmd" --convert "$o/meta2.jpg" "$o/meta-j.tif"
+"$cmd" --convert "$o/meta-j.tif" "$o/meta-j.jpg"
+check "PNG -> TIFF -> TIFF -> PNG and JPEG -> TIFF -> JPEG: the same EXIF block" \
+  test "$($files meta "$o/meta3.png")" = "$expected_meta" -a \
+       "$($files meta "$o/meta-j.jpg")" = "$expected_meta"
+"$cmd" --convert "$work/meta-be.png" "$o/meta-be.tif"
+"$cmd" --convert "$o/meta-be.tif" "$o/meta-be2.tif"
+"$cmd" --convert "$o/meta-be2.tif" "$o/meta-be.jpg"
+check "big-endian EXIF: a big-endian TIFF, the same bytes back" \
+  test "$(head -c 2 "$o/meta-be.tif")" = MM -a \
+       "$($files meta "$o/meta-be.jpg")" = "$($files meta-expected big-endian)"
 "$cmd" --sigma 10 "$o/meta.jpg" "$o/meta-denoised.jpg"
 check "denoising keeps ICC and EXIF bytes" \
   test "$($files meta "$o/meta-denoised.jpg")" = "$expected_meta"
