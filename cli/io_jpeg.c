@@ -27,7 +27,6 @@
 #include <string.h>
 
 #ifdef HAVE_LIBJPEG
-#include <jerror.h>
 #include <jpeglib.h>
 
 #define EXIF_HEADER     "Exif\0\0"
@@ -65,7 +64,6 @@ static void
 jpeg_on_message (j_common_ptr cinfo, int level)
 {
   JpegError *err = (JpegError *) cinfo->err;
-
   int code = err->mgr.msg_code;
   const char *text = code >= 0 && code <= err->mgr.last_jpeg_message
                      ? err->mgr.jpeg_message_table[code] : NULL;
@@ -73,10 +71,14 @@ jpeg_on_message (j_common_ptr cinfo, int level)
   if (level != -1)
     return;
   /* Every "Corrupt JPEG data" but stray bytes between markers and a
-   * damaged ICC profile (which is then left out).  */
-  if (code == JWRN_JPEG_EOF || code == JWRN_NOT_SEQUENTIAL
-      || (code != JWRN_EXTRANEOUS_DATA && code != JWRN_BOGUS_ICC && text
-          && strncmp (text, "Corrupt JPEG data", 17) == 0))
+   * damaged ICC profile (which is then left out).  By text: the codes'
+   * numbers depend on how the library was configured.  */
+  if (text
+      && (strcmp (text, "Premature end of JPEG file") == 0
+          || strncmp (text, "Invalid SOS parameters", 22) == 0
+          || (strncmp (text, "Corrupt JPEG data", 17) == 0
+              && !strstr (text, "extraneous bytes")
+              && !strstr (text, "ICC"))))
     jpeg_on_error (cinfo);
   err->mgr.num_warnings++;
 }
