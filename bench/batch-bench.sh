@@ -3,6 +3,8 @@
 # bm3d-denoise process over a folder (JPEG -> JPEG and PNG -> PNG), the
 # time per photo of each stage, and the whole-process time of a single
 # 512x512 and a single large photo, cold.  Prints Markdown tables.
+# On a GPU machine the folders run with one device and one engine worker,
+# one device and two workers (the default), and every device.
 #
 #   bench/batch-bench.sh [--small] [--backend auto|cpu|cuda]
 #                        [--sigma S] [--keep DIR] BUILD_DIR
@@ -57,9 +59,13 @@ fi
 devices=$("$cmd" --version | sed -n 's/^CUDA: available, \([0-9]*\) device.*/\1/p')
 devices=${devices:-0}
 runs=("")
-if [ "$backend" != cpu ] && [ "$devices" -gt 1 ]; then
-  all=$(seq -s, 0 $((devices - 1)))
-  runs=("--devices 0" "--devices $all")
+if [ "$backend" != cpu ] && [ "$devices" -ge 1 ]; then
+  # One engine worker per GPU against the default two (host preparation
+  # of one image beside the GPU work of another), then every GPU.
+  runs=("--devices 0 --workers-per-device 1" "--devices 0")
+  if [ "$devices" -gt 1 ]; then
+    runs+=("--devices $(seq -s, 0 $((devices - 1)))")
+  fi
 fi
 
 echo

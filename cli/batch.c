@@ -851,7 +851,9 @@ plan_stages (Batch *b)
   if (visible == 0)
     b->n_workers = 1;           /* the CPU: one worker, every core     */
   else
-    b->n_workers = opt->n_devices ? opt->n_devices : visible;
+    b->n_workers = (opt->n_devices ? opt->n_devices : visible)
+                   * (opt->per_device > 0 ? opt->per_device
+                                          : BATCH_PER_DEVICE);
 
   b->readers = calloc ((size_t) b->n_readers, sizeof *b->readers);
   b->workers = calloc ((size_t) b->n_workers, sizeof *b->workers);
@@ -868,9 +870,14 @@ plan_stages (Batch *b)
         fprintf (stderr, PROGRAM ": out of memory\n");
         return -1;
       }
+  /* Round robin, so that the first files go to different devices.  */
   for (int i = 0; i < b->n_workers; i++)
-    b->workers[i].device = visible == 0 ? opt->params.device
-                           : opt->n_devices ? opt->devices[i] : i;
+    {
+      int n = opt->n_devices ? opt->n_devices : visible;
+
+      b->workers[i].device = visible == 0 ? opt->params.device
+                             : opt->n_devices ? opt->devices[i % n] : i % n;
+    }
   return 0;
 }
 
@@ -918,9 +925,17 @@ print_summary (Batch *b, double elapsed)
                   b->sum_read / n, b->sum_engine / n, b->sum_phase[0] / n,
                   b->sum_phase[1] / n, other > 0.0 ? other : 0.0,
                   b->sum_write / n);
-      say_locked (b, "stages: %d readers, %d engine workers (%s), %d writers",
-                  b->n_readers, b->n_workers,
-                  bm3d_backend_name (opt->params.backend), b->n_writers);
+      char devices[256] = "";
+      size_t used = 0;
+
+      for (int i = 0; i < b->n_workers && used + 16 < sizeof devices; i++)
+        used += (size_t) snprintf (devices + used, sizeof devices - used,
+                                   "%s%d", i ? "," : "",
+                                   b->workers[i].device);
+      say_locked (b, "stages: %d readers, %d engine workers (%s; devices "
+                  "%s), %d writers", b->n_readers, b->n_workers,
+                  bm3d_backend_name (opt->params.backend), devices,
+                  b->n_writers);
     }
   pthread_mutex_unlock (&b->lock);
 }

@@ -9,7 +9,8 @@
  * (at your option) any later version.
  *
  * A pipeline of three stages joined by bounded queues: reader threads
- * decode files, one engine worker per device denoises (each calls
+ * decode files, engine workers (two per CUDA device by default, one on
+ * the CPU) denoise (each calls
  * bm3d_denoise with its own params.device, and the engine keeps one
  * lock, stream and workspace per device, so GPUs work side by side), and
  * writer threads encode.  Decoding, denoising and encoding of different
@@ -29,6 +30,11 @@
 
 #define BATCH_MAX_DEVICES    64
 #define BATCH_MAX_IO_THREADS 64
+#define BATCH_MAX_PER_DEVICE 8
+/* Two engine workers per GPU by default: while one holds the device,
+ * the other prepares its image on the host (the engine's colour
+ * transform and tiling run outside its per-device lock).  */
+#define BATCH_PER_DEVICE     2
 
 typedef struct
 {
@@ -42,6 +48,8 @@ typedef struct
   int                devices[BATCH_MAX_DEVICES];
   int                n_devices;     /* 0: every visible CUDA device     */
   int                io_threads;    /* readers, and writers; 0: auto    */
+  int                per_device;    /* engine workers per CUDA device;
+                                       0: BATCH_PER_DEVICE             */
   int                progress;      /* -1: on a terminal, 0 off, 1 on   */
 } BatchOptions;
 

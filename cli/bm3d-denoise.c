@@ -88,7 +88,8 @@ enum
   OPT_DEVICES,
   OPT_IO_THREADS,
   OPT_QUALITY,
-  OPT_PNG_LEVEL
+  OPT_PNG_LEVEL,
+  OPT_PER_DEVICE
 };
 
 static const struct option long_options[] =
@@ -113,6 +114,7 @@ static const struct option long_options[] =
   { "suffix",     required_argument, NULL, OPT_SUFFIX },
   { "devices",    required_argument, NULL, OPT_DEVICES },
   { "io-threads", required_argument, NULL, OPT_IO_THREADS },
+  { "workers-per-device", required_argument, NULL, OPT_PER_DEVICE },
   { "quality",    required_argument, NULL, OPT_QUALITY },
   { "png-level",  required_argument, NULL, OPT_PNG_LEVEL },
   { "help",      no_argument,       NULL, 'h' },
@@ -189,6 +191,9 @@ print_help (void)
          "                       -o: beside the input)\n"
          "      --io-threads=N   threads that read and threads that write, N each\n"
          "                       (default: half the cores, 1 to 8)\n"
+         "      --workers-per-device=N  engine workers per CUDA device (default\n"
+         "                       2: one prepares an image while the other's\n"
+         "                       is on the GPU)\n"
          "                       A file that fails is reported and skipped; the exit\n"
          "                       status is then 1.  Results are written under a\n"
          "                       temporary name and renamed when complete; an\n"
@@ -498,6 +503,15 @@ set_option (Options *opt, int c, const char *arg)
       opt->seen_denoise_option = 1;
       opt->seen_devices = 1;
       return parse_devices (opt, arg);
+    case OPT_PER_DEVICE:
+      if (parse_long (arg, 1, BATCH_MAX_PER_DEVICE, &l) < 0)
+        {
+          message ("invalid worker count '%s': expected 1 to %d", arg,
+                   BATCH_MAX_PER_DEVICE);
+          return -1;
+        }
+      opt->batch.per_device = (int) l;
+      return 0;
     case OPT_IO_THREADS:
       if (parse_long (arg, 1, BATCH_MAX_IO_THREADS, &l) < 0)
         {
@@ -547,10 +561,11 @@ check_action (const Options *opt, int actions, int positional)
       message ("--depth does not apply to --compare");
       return -1;
     }
-  if (opt->seen_devices && opt->params.backend == BM3D_BACKEND_CPU)
+  if ((opt->seen_devices || opt->batch.per_device)
+      && opt->params.backend == BM3D_BACKEND_CPU)
     {
-      message ("--devices applies to the CUDA backend, not to --backend "
-               "cpu");
+      message ("--devices and --workers-per-device apply to the CUDA "
+               "backend, not to --backend cpu");
       return -1;
     }
   if (opt->is_batch)
@@ -572,9 +587,10 @@ check_action (const Options *opt, int actions, int positional)
         }
       return 0;
     }
-  if (opt->batch.io_threads)
+  if (opt->batch.io_threads || opt->batch.per_device)
     {
-      message ("--io-threads applies only to many files (-o or --suffix)");
+      message ("--io-threads and --workers-per-device apply only to many "
+               "files (-o or --suffix)");
       return -1;
     }
   if (positional != 2)

@@ -149,6 +149,14 @@ for list in '' a 1,,2 -1 0,0 1.5; do
 done
 expect_error 2 'CUDA backend' "--devices with --backend cpu: exit 2" \
   "$cmd" --backend cpu --devices 0 -o "$work/batch" "$in/a.png"
+expect_error 2 'CUDA backend' "--workers-per-device with --backend cpu: exit 2" \
+  "$cmd" --backend cpu --workers-per-device 2 -o "$work/batch" "$in/a.png"
+for n in 0 9 x; do
+  expect_error 2 'invalid worker count' "--workers-per-device '$n': exit 2" \
+    "$cmd" --workers-per-device "$n" -o "$work/batch" "$in/a.png"
+done
+expect_error 2 'only to many files' "--workers-per-device with INPUT OUTPUT: exit 2" \
+  "$cmd" --workers-per-device 1 "$in/a.png" "$work/x.png"
 if "$cmd" --version | grep -q '^CUDA: not available'; then
   expect_error 1 'no usable CUDA device' "--backend cuda batch without a GPU: exit 1" \
     "$cmd" --backend cuda -o "$work/batch" "$in/a.png"
