@@ -83,6 +83,7 @@ struct Batch
   Queue               to_engine, to_writer;
   int                 readers_left, workers_left;
   int                 n_readers, n_workers, n_writers;
+  int                 worker_threads;   /* the engine's CPU threads      */
   Stage              *readers, *workers, *writers;
 
   pthread_mutex_t     lock;     /* everything below                    */
@@ -390,6 +391,7 @@ worker_main (void *arg)
   Job *job;
 
   params.device = stage->device;
+  params.threads = b->worker_threads;
   params.progress = engine_cancel;
   params.progress_data = b;
   while ((job = queue_pop (&b->to_engine)))
@@ -870,6 +872,14 @@ plan_stages (Batch *b)
         fprintf (stderr, PROGRAM ": out of memory\n");
         return -1;
       }
+  /* GPU workers share the cores for the engine's host-side work.  */
+  b->worker_threads = opt->params.threads;
+  if (visible > 0 && b->worker_threads == 0)
+    {
+      long share = cores / b->n_workers;
+
+      b->worker_threads = share > 1 ? (int) share : 1;
+    }
   /* Round robin, so that the first files go to different devices.  */
   for (int i = 0; i < b->n_workers; i++)
     {
