@@ -194,6 +194,7 @@ print_help (void)
          "      --workers-per-device=N  engine workers per CUDA device (default\n"
          "                       2: one prepares an image while the other's\n"
          "                       is on the GPU)\n"
+         "\n"
          "A file that fails is reported and skipped; the exit status is then 1.\n"
          "Results are written under a temporary name and renamed when complete;\n"
          "an input is never overwritten.  On a terminal a progress line is\n"
