@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 top=$(pwd)
 
 packages="gimp libgimp2.0-dev autoconf automake autopoint libtool pkg-config
-make gcc g++ gettext libpng-dev python3"
+make gcc g++ gettext libpng-dev libjpeg62-turbo-dev libtiff-dev python3"
 
 install_packages () {
   local sudo=

@@ -12,6 +12,7 @@
  * error.  Every error is one line on stderr starting "bm3d-denoise: ".  */
 #include "config.h"
 
+#include "batch.h"
 #include "bm3d.h"
 #include "image_io.h"
 #include "util.h"
@@ -56,6 +57,12 @@ typedef struct
   const char   *reference;      /* --psnr                               */
   const char   *input;
   const char   *output;
+  ImageWriteOptions write;      /* --quality, --png-level               */
+  BatchOptions  batch;          /* -o, --suffix, --devices, --io-threads */
+  int           is_batch;
+  char *const  *files;          /* the batch's FILE...                  */
+  int           n_files;
+  int           seen_devices;
   /* Options seen, to refuse those that do not apply to the action.  */
   int           seen_denoise_option;
   int           seen_seed;
@@ -76,7 +83,13 @@ enum
   OPT_NLM_PATCH,
   OPT_NLM_SEARCH,
   OPT_NLM_H,
-  OPT_NLM_GAUSSIAN
+  OPT_NLM_GAUSSIAN,
+  OPT_SUFFIX,
+  OPT_DEVICES,
+  OPT_IO_THREADS,
+  OPT_QUALITY,
+  OPT_PNG_LEVEL,
+  OPT_PER_DEVICE
 };
 
 static const struct option long_options[] =
@@ -97,6 +110,13 @@ static const struct option long_options[] =
   { "nlm-search", required_argument, NULL, OPT_NLM_SEARCH },
   { "nlm-h",      required_argument, NULL, OPT_NLM_H },
   { "nlm-gaussian", no_argument,     NULL, OPT_NLM_GAUSSIAN },
+  { "output-dir", required_argument, NULL, 'o' },
+  { "suffix",     required_argument, NULL, OPT_SUFFIX },
+  { "devices",    required_argument, NULL, OPT_DEVICES },
+  { "io-threads", required_argument, NULL, OPT_IO_THREADS },
+  { "workers-per-device", required_argument, NULL, OPT_PER_DEVICE },
+  { "quality",    required_argument, NULL, OPT_QUALITY },
+  { "png-level",  required_argument, NULL, OPT_PNG_LEVEL },
   { "help",      no_argument,       NULL, 'h' },
   { "version",   no_argument,       NULL, 'V' },
   { NULL, 0, NULL, 0 }
@@ -131,80 +151,86 @@ message (const char *format, ...)
 static void
 print_help (void)
 {
-  printf ("Usage: " PROGRAM " [OPTION]... INPUT OUTPUT\n"
-          "       " PROGRAM " --add-noise SIGMA [--seed N] INPUT OUTPUT\n"
-          "       " PROGRAM " --compare IMAGE1 IMAGE2\n"
-          "       " PROGRAM " --convert INPUT OUTPUT\n"
-          "Remove Gaussian noise from INPUT with BM3D (CBM3D for colour "
-          "images)\nand write the result to OUTPUT.\n"
-          "\n"
-          "Denoising:\n"
-          "  -s, --sigma=S        noise standard deviation on the 0..255 "
-          "scale,\n"
-          "                       above 0 and at most 255 (default 25), or "
-          "auto:\n"
-          "                       estimate it from INPUT first\n"
-          "  -m, --mode=MODE      bm3d (both phases, default), bm3d-fast "
-          "(first\n"
-          "                       phase only), nlm, isoline\n"
-          "  -b, --backend=NAME   auto (CUDA when usable, default), cpu, "
-          "cuda\n"
-          "  -t, --threads=N      CPU threads, 0 = all cores (default 0)\n"
-          "      --isoline-variant=V  hybrid (default) or pipd, with "
-          "--mode isoline\n"
-          "      --nlm-patch=N    NL-means patch side (odd, 1..15), with "
-          "--mode nlm\n"
-          "      --nlm-search=N   NL-means search window side (odd, "
-          "3..71)\n"
-          "      --nlm-h=H        NL-means filtering parameter (0..255 "
-          "scale)\n"
-          "      --nlm-gaussian   NL-means: Gaussian-weighted patch "
-          "distance\n"
-          "                       (the NL-means defaults follow sigma, as "
-          "published)\n"
-          "      --psnr=REFERENCE after denoising, print the PSNR of INPUT "
-          "and\n"
-          "                       OUTPUT against the clean REFERENCE\n"
-          "  -v, --verbose        print the backend, the time of each phase "
-          "and\n"
-          "                       the peak memory on stderr\n"
-          "\n"
-          "Other actions:\n"
-          "      --add-noise=S    add white Gaussian noise of deviation S "
-          "(0..255)\n"
-          "                       to the colour channels (alpha is kept); "
-          "PFM output\n"
-          "                       keeps it unclipped, other formats clip "
-          "and round\n"
-          "      --seed=N         seed of the noise (unsigned 64-bit, "
-          "default 0);\n"
-          "                       the same seed gives the same noise "
-          "(xoshiro256**\n"
-          "                       seeded through splitmix64, Box-Muller "
-          "in double)\n"
-          "      --compare        print the PSNR between two images (dB, "
-          "peak 255,\n"
-          "                       colour channels only; \"inf\" when equal)\n"
-          "      --convert        copy INPUT to OUTPUT in OUTPUT's format\n"
-          "\n"
-          "Output:\n"
-          "      --depth=BITS     8 or 16 bits per sample for PNG, PGM and "
-          "PPM\n"
-          "                       (default: 16 for 16-bit input, else 8)\n"
-          "\n"
-          "  -h, --help           show this help and exit\n"
-          "  -V, --version        show the version and exit\n"
-          "\n"
-          "Formats, chosen by the file name's extension: .png (8/16-bit "
-          "gray,\n"
-          "gray+alpha, RGB, RGBA, palette), .pgm/.ppm/.pnm (binary P5/P6, "
-          "8 or\n"
-          "16 bits), .pfm (32-bit float, 0..1 = black..white).  Alpha is "
-          "not\n"
-          "denoised; formats without alpha drop it.\n"
-          "\n"
-          "Exit status: 0 on success, 1 on a runtime error, 2 on a usage "
-          "error.\n");
+  fputs ("Usage: bm3d-denoise [OPTION]... INPUT OUTPUT\n"
+         "       bm3d-denoise [OPTION]... -o OUTDIR FILE...\n"
+         "       bm3d-denoise [OPTION]... --suffix S [-o OUTDIR] FILE...\n"
+         "       bm3d-denoise --add-noise SIGMA [--seed N] INPUT OUTPUT\n"
+         "       bm3d-denoise --compare IMAGE1 IMAGE2\n"
+         "       bm3d-denoise --convert INPUT OUTPUT\n"
+         "Remove Gaussian noise from INPUT with BM3D (CBM3D for colour images)\n"
+         "and write the result to OUTPUT; or denoise many FILEs in one process,\n"
+         "each written under the same name and format into OUTDIR, or beside it\n"
+         "with the suffix S before the extension.\n"
+         "\n"
+         "Denoising:\n"
+         "  -s, --sigma=S        noise standard deviation on the 0..255 scale,\n"
+         "                       above 0 and at most 255 (default 25), or auto:\n"
+         "                       estimate it from INPUT first\n"
+         "  -m, --mode=MODE      bm3d (both phases, default), bm3d-fast (first\n"
+         "                       phase only), nlm, isoline\n"
+         "  -b, --backend=NAME   auto (CUDA when usable, default), cpu, cuda\n"
+         "  -t, --threads=N      CPU threads, 0 = all cores (default 0)\n"
+         "      --devices=LIST   CUDA devices to use, e.g. 0,1 (default: all\n"
+         "                       visible); a batch spreads its files over\n"
+         "                       them, a single image uses the first\n"
+         "      --isoline-variant=V  hybrid (default) or pipd, with --mode isoline\n"
+         "      --nlm-patch=N    NL-means patch side (odd, 1..15), with --mode nlm\n"
+         "      --nlm-search=N   NL-means search window side (odd, 3..71)\n"
+         "      --nlm-h=H        NL-means filtering parameter (0..255 scale)\n"
+         "      --nlm-gaussian   NL-means: Gaussian-weighted patch distance\n"
+         "                       (the NL-means defaults follow sigma, as published)\n"
+         "      --psnr=REFERENCE after denoising, print the PSNR of INPUT and\n"
+         "                       OUTPUT against the clean REFERENCE\n"
+         "  -v, --verbose        print the backend, the time of each phase and\n"
+         "                       the peak memory on stderr (a batch: each file,\n"
+         "                       and the time per photo of each stage)\n"
+         "\n"
+         "Many files (a batch):\n"
+         "  -o, --output-dir=DIR write the results into the folder DIR\n"
+         "      --suffix=S       add S to each name before its extension (without\n"
+         "                       -o: beside the input)\n"
+         "      --io-threads=N   threads that read and threads that write, N each\n"
+         "                       (default: half the cores, 1 to 8)\n"
+         "      --workers-per-device=N  engine workers per CUDA device (default\n"
+         "                       2: one prepares an image while the other's\n"
+         "                       is on the GPU)\n"
+         "\n"
+         "A file that fails is reported and skipped; the exit status is then 1.\n"
+         "Results are written under a temporary name and renamed when complete;\n"
+         "an input is never overwritten.  On a terminal a progress line is\n"
+         "shown.\n"
+         "\n"
+         "Other actions:\n"
+         "      --add-noise=S    add white Gaussian noise of deviation S (0..255)\n"
+         "                       to the colour channels (alpha is kept); PFM output\n"
+         "                       keeps it unclipped, other formats clip and round\n"
+         "      --seed=N         seed of the noise (unsigned 64-bit, default 0);\n"
+         "                       the same seed gives the same noise (xoshiro256**\n"
+         "                       seeded through splitmix64, Box-Muller in double)\n"
+         "      --compare        print the PSNR between two images (dB, peak 255,\n"
+         "                       colour channels only; \"inf\" when equal)\n"
+         "      --convert        copy INPUT to OUTPUT in OUTPUT's format\n"
+         "\n"
+         "Output:\n"
+         "      --depth=BITS     8 or 16 bits per sample for PNG, TIFF, PGM and\n"
+         "                       PPM, 32 for float TIFF (default: as the input)\n"
+         "      --quality=Q      JPEG quality, 1..100 (default 95; 4:4:4 chroma\n"
+         "                       from 90 up)\n"
+         "      --png-level=L    zlib level of PNG and TIFF files, 0..9 (default 1:\n"
+         "                       fast; 9: smallest)\n"
+         "\n"
+         "  -h, --help           show this help and exit\n"
+         "  -V, --version        show the version and the format libraries\n"
+         "\n"
+         "Formats, chosen by the file name's extension: .png (8/16-bit gray,\n"
+         "gray+alpha, RGB, RGBA, palette), .jpg/.jpeg (8-bit gray or colour),\n"
+         ".tif/.tiff (8/16-bit or float, gray or RGB, with or without alpha),\n"
+         ".pgm/.ppm/.pnm (binary P5/P6, 8 or 16 bits), .pfm (32-bit float, 0..1 =\n"
+         "black..white).  Alpha is not denoised; formats without alpha drop it.\n"
+         "The ICC profile and the EXIF block are copied to the output when both\n"
+         "formats hold them (PNG, JPEG, TIFF).\n"
+         "\n"
+         "Exit status: 0 on success, 1 on a runtime error, 2 on a usage error.\n", stdout);
 }
 
 static void
@@ -214,10 +240,34 @@ print_version (void)
   int cuda = bm3d_cuda_available (why, sizeof why);
 
   printf (PROGRAM " (" PACKAGE_NAME ") " PACKAGE_VERSION "\n");
-  printf ("PNG support: %s\n",
-          image_format_supported (IMAGE_FORMAT_PNG) ? "yes" : "no");
+  static const ImageFormat formats[] = { IMAGE_FORMAT_PNG,
+                                         IMAGE_FORMAT_JPEG,
+                                         IMAGE_FORMAT_TIFF };
+
+  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+    {
+      ImageFormat f = formats[i];
+
+      if (image_format_supported (f))
+        printf ("%s support: yes (%s)\n", image_format_name (f),
+                image_format_library (f));
+      else
+        printf ("%s support: no\n", image_format_name (f));
+    }
   if (cuda)
-    printf ("CUDA: available\n");
+    {
+      int n = bm3d_cuda_device_count ();
+
+      printf ("CUDA: available, %d device%s", n, n == 1 ? "" : "s");
+      for (int i = 0; i < n; i++)
+        {
+          char name[256];
+
+          if (bm3d_cuda_device_name (i, name, sizeof name))
+            printf ("%s %d: %s", i ? "," : ":", i, name);
+        }
+      putchar ('\n');
+    }
   else
     printf ("CUDA: not available (%s)\n", why);
 }
@@ -262,6 +312,41 @@ parse_seed (const char *text, uint64_t *value)
     return -1;
   *value = v;
   return 0;
+}
+
+/* "0", "0,1", "2,0": CUDA device ordinals, each once.  */
+static int
+parse_devices (Options *opt, const char *arg)
+{
+  const char *p = arg;
+
+  opt->batch.n_devices = 0;
+  for (;;)
+    {
+      char *end;
+      long d;
+
+      errno = 0;
+      d = *p >= '0' && *p <= '9' ? strtol (p, &end, 10) : -1;
+      if (d < 0 || errno || d >= 1024 || (*end != ',' && *end != '\0')
+          || opt->batch.n_devices == BATCH_MAX_DEVICES)
+        {
+          message ("invalid device list '%s': expected CUDA device numbers "
+                   "separated by commas, e.g. 0,1", arg);
+          return -1;
+        }
+      for (int i = 0; i < opt->batch.n_devices; i++)
+        if (opt->batch.devices[i] == (int) d)
+          {
+            message ("invalid device list '%s': device %ld given twice",
+                     arg, d);
+            return -1;
+          }
+      opt->batch.devices[opt->batch.n_devices++] = (int) d;
+      if (*end == '\0')
+        return 0;
+      p = end + 1;
+    }
 }
 
 static int
@@ -373,12 +458,68 @@ set_option (Options *opt, int c, const char *arg)
       opt->action = ACTION_CONVERT;
       return 0;
     case OPT_DEPTH:
-      if (parse_long (arg, 8, 16, &l) < 0 || (l != 8 && l != 16))
+      if (parse_long (arg, 8, 32, &l) < 0 || (l != 8 && l != 16 && l != 32))
         {
-          message ("invalid depth '%s': expected 8 or 16", arg);
+          message ("invalid depth '%s': expected 8, 16 or 32", arg);
           return -1;
         }
       opt->depth = (int) l;
+      return 0;
+    case OPT_QUALITY:
+      if (parse_long (arg, 1, 100, &l) < 0)
+        {
+          message ("invalid JPEG quality '%s': expected 1 to 100", arg);
+          return -1;
+        }
+      opt->write.quality = (int) l;
+      return 0;
+    case OPT_PNG_LEVEL:
+      if (parse_long (arg, 0, 9, &l) < 0)
+        {
+          message ("invalid PNG level '%s': expected 0 to 9", arg);
+          return -1;
+        }
+      opt->write.png_level = (int) l;
+      return 0;
+    case 'o':
+      if (!*arg)
+        {
+          message ("invalid output folder '': expected a folder name");
+          return -1;
+        }
+      opt->batch.output_dir = arg;
+      opt->is_batch = 1;
+      return 0;
+    case OPT_SUFFIX:
+      if (strchr (arg, '/'))
+        {
+          message ("invalid suffix '%s': it may not contain '/'", arg);
+          return -1;
+        }
+      opt->batch.suffix = arg;
+      opt->is_batch = 1;
+      return 0;
+    case OPT_DEVICES:
+      opt->seen_denoise_option = 1;
+      opt->seen_devices = 1;
+      return parse_devices (opt, arg);
+    case OPT_PER_DEVICE:
+      if (parse_long (arg, 1, BATCH_MAX_PER_DEVICE, &l) < 0)
+        {
+          message ("invalid worker count '%s': expected 1 to %d", arg,
+                   BATCH_MAX_PER_DEVICE);
+          return -1;
+        }
+      opt->batch.per_device = (int) l;
+      return 0;
+    case OPT_IO_THREADS:
+      if (parse_long (arg, 1, BATCH_MAX_IO_THREADS, &l) < 0)
+        {
+          message ("invalid I/O thread count '%s': expected 1 to %d", arg,
+                   BATCH_MAX_IO_THREADS);
+          return -1;
+        }
+      opt->batch.io_threads = (int) l;
       return 0;
     }
   return -1;
@@ -420,6 +561,38 @@ check_action (const Options *opt, int actions, int positional)
       message ("--depth does not apply to --compare");
       return -1;
     }
+  if ((opt->seen_devices || opt->batch.per_device)
+      && opt->params.backend == BM3D_BACKEND_CPU)
+    {
+      message ("--devices and --workers-per-device apply to the CUDA "
+               "backend, not to --backend cpu");
+      return -1;
+    }
+  if (opt->is_batch)
+    {
+      if (opt->action != ACTION_DENOISE)
+        {
+          message ("-o and --suffix apply only to denoising");
+          return -1;
+        }
+      if (opt->reference)
+        {
+          message ("--psnr applies only to one INPUT OUTPUT");
+          return -1;
+        }
+      if (positional < 1)
+        {
+          message ("missing FILE... to denoise (see --help)");
+          return -1;
+        }
+      return 0;
+    }
+  if (opt->batch.io_threads || opt->batch.per_device)
+    {
+      message ("--io-threads and --workers-per-device apply only to many "
+               "files (-o or --suffix)");
+      return -1;
+    }
   if (positional != 2)
     {
       message (positional < 2 ? "missing %s (see --help)"
@@ -441,8 +614,10 @@ parse_arguments (int argc, char **argv, Options *opt)
 
   memset (opt, 0, sizeof *opt);
   bm3d_params_init (&opt->params);
+  image_write_options_init (&opt->write);
+  opt->batch.progress = -1;
   opterr = 0;
-  while ((c = getopt_long (argc, argv, ":s:m:b:t:vhV", long_options,
+  while ((c = getopt_long (argc, argv, ":s:m:b:t:o:vhV", long_options,
                            NULL)) != -1)
     {
       switch (c)
@@ -477,6 +652,14 @@ parse_arguments (int argc, char **argv, Options *opt)
     }
   if (check_action (opt, actions, argc - optind) < 0)
     return -1;
+  if (opt->seen_devices)
+    opt->params.device = opt->batch.devices[0];
+  if (opt->is_batch)
+    {
+      opt->files = argv + optind;
+      opt->n_files = argc - optind;
+      return 0;
+    }
   opt->input = argv[optind];
   opt->output = argv[optind + 1];
   return 0;
@@ -665,26 +848,21 @@ add_noise (Image *img, double sigma, uint64_t seed)
 
 /* ---- actions --------------------------------------------------------- */
 
-static int
-output_depth (const Options *opt, const Image *in)
-{
-  if (opt->depth)
-    return opt->depth;
-  return in->depth == 16 ? 16 : 8;
-}
-
 /* Quantizes `img` as OUTPUT will store it and writes it.  */
 static int
-write_output (const Options *opt, Image *img, int depth)
+write_output (const Options *opt, Image *img, const Image *in)
 {
   char error[512];
   ImageFormat format = image_format_for_path (opt->output);
+  ImageWriteOptions options = opt->write;
 
+  options.depth = cli_output_depth (opt->depth, in, format);
   if (img->has_alpha && !image_format_has_alpha (format))
     message ("%s: %s has no alpha channel; alpha dropped", opt->output,
              image_format_name (format));
-  image_quantize (img, format, depth);
-  if (image_write (opt->output, img, depth, error, sizeof error) < 0)
+  image_quantize (img, format, options.depth);
+  if (image_write_with (opt->output, format, img, &options, error,
+                        sizeof error) < 0)
     {
       message ("%s", error);
       return -1;
@@ -696,18 +874,11 @@ write_output (const Options *opt, Image *img, int depth)
 static int
 check_output_name (const char *path)
 {
-  ImageFormat format = image_format_for_path (path);
+  char error[512];
 
-  if (format == IMAGE_FORMAT_UNKNOWN)
+  if (image_check_path (path, error, sizeof error) < 0)
     {
-      message ("%s: unknown image format (expected a .png, .pgm, .ppm, "
-               ".pnm or .pfm file name)", path);
-      return -1;
-    }
-  if (!image_format_supported (format))
-    {
-      message ("%s: PNG support is not built in (libpng was not found at "
-               "configure time); use .pgm, .ppm or .pfm", path);
+      message ("%s", error);
       return -1;
     }
   return 0;
@@ -763,8 +934,7 @@ run_add_noise (const Options *opt, int convert_only)
     return EXIT_RUNTIME;
   if (!convert_only)
     add_noise (&img, opt->noise_sigma, opt->seed);
-  status = write_output (opt, &img, output_depth (opt, &img)) < 0
-           ? EXIT_RUNTIME : EXIT_SUCCESS;
+  status = write_output (opt, &img, &img) < 0 ? EXIT_RUNTIME : EXIT_SUCCESS;
   image_free (&img);
   return status;
 }
@@ -821,9 +991,10 @@ run_denoise (const Options *opt)
       return EXIT_RUNTIME;
     }
   if (image_alloc (&out, in.width, in.height, in.channels, in.has_alpha,
-                   in.depth, error, sizeof error) < 0)
+                   in.depth, error, sizeof error) < 0
+      || image_copy_metadata (&out, &in) < 0)
     {
-      message ("%s", error);
+      message ("%s", out.data ? "out of memory" : error);
       goto done;
     }
   t_read = now_seconds () - t0;
@@ -865,7 +1036,7 @@ run_denoise (const Options *opt)
     message ("%s", report.message);
 
   t_write = now_seconds ();
-  if (write_output (opt, &out, output_depth (opt, &in)) < 0)
+  if (write_output (opt, &out, &in) < 0)
     goto done;
   t_write = now_seconds () - t_write;
 
@@ -892,6 +1063,15 @@ main (int argc, char **argv)
   if (parsed != 0)
     return parsed < 0 ? EXIT_USAGE : EXIT_SUCCESS;
 
+  if (opt.is_batch)
+    {
+      opt.batch.params = opt.params;
+      opt.batch.estimate_sigma = opt.estimate_sigma;
+      opt.batch.verbose = opt.verbose;
+      opt.batch.depth = opt.depth;
+      opt.batch.write = opt.write;
+      return batch_run (&opt.batch, opt.files, opt.n_files);
+    }
   switch (opt.action)
     {
     case ACTION_COMPARE:

@@ -12,7 +12,13 @@
  * the file name's extension (any case):
  *
  *   .png              8 or 16 bits; gray, gray+alpha, RGB, RGBA; palette
- *                     and low-depth gray images are expanded (needs libpng)
+ *                     and low-depth gray images are expanded (libpng)
+ *   .jpg .jpeg        8-bit gray or colour (libjpeg-turbo); CMYK is
+ *                     refused
+ *   .tif .tiff        8/16-bit integer or 32-bit float, gray or RGB, with
+ *                     or without alpha, strips or tiles (libtiff); other
+ *                     layouts (palette, bilevel, CMYK, YCbCr) are read
+ *                     as 8-bit RGB(A) through libtiff's RGBA interface
  *   .pgm .ppm .pnm    binary Netpbm, P5 (gray) or P6 (RGB); maxval up to
  *                     255 is read as 8 bits, above as 16 bits (big-endian)
  *   .pfm              Portable Float Map, Pf (gray) or PF (RGB); samples
@@ -20,12 +26,18 @@
  *                     byte order given by the sign of the scale field,
  *                     rows from bottom to top
  *
- * Integer formats are rounded and clipped on writing; PFM keeps the
- * values as they are, out-of-range ones included.  Netpbm and PFM files
- * have no alpha: an alpha channel is dropped when writing them.  */
+ * Integer formats are rounded and clipped on writing; PFM and float TIFF
+ * keep the values as they are, out-of-range ones included.  Netpbm, PFM
+ * and JPEG files have no alpha: an alpha channel is dropped when writing
+ * them.  The ICC profile and the EXIF block travel with the image as
+ * opaque bytes between the formats that hold them (see ImageMetadata).
+ *
+ * One file per format (io_png.c, io_jpeg.c, io_tiff.c, io_pnm.c) behind
+ * the table in image_io.c; io_codec.h is what they share.  */
 #ifndef BM3D_IMAGE_IO_H
 #define BM3D_IMAGE_IO_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 /* Images larger than this many pixels are refused before any allocation:
@@ -33,38 +45,94 @@
 #define IMAGE_MAX_PIXELS ((size_t) 1 << 28)
 #define IMAGE_MAX_SIDE   (1 << 20)
 
+/* Metadata blocks larger than this are dropped rather than copied.  */
+#define IMAGE_MAX_METADATA ((size_t) 16 << 20)
+
 typedef enum
 {
   IMAGE_FORMAT_UNKNOWN = 0,
   IMAGE_FORMAT_PNG,
   IMAGE_FORMAT_PNM,
-  IMAGE_FORMAT_PFM
+  IMAGE_FORMAT_PFM,
+  IMAGE_FORMAT_JPEG,
+  IMAGE_FORMAT_TIFF
 } ImageFormat;
+
+/* What identifies the photo, kept byte for byte.
+ *   icc   the ICC profile: JPEG APP2 "ICC_PROFILE" markers (joined),
+ *         PNG iCCP (inflated), TIFF tag 34675
+ *   exif  the EXIF block as JPEG's APP1 holds it after "Exif\0\0" and
+ *         PNG's eXIf chunk holds it: a little TIFF structure ("II*\0" or
+ *         "MM\0*", IFD0, the EXIF IFD).  A TIFF file holds the same as
+ *         its own descriptive tags and EXIF directory: io_tiff.c turns
+ *         one into the other (io_exif.c), entries copied byte for byte.  */
+typedef struct
+{
+  unsigned char *icc;
+  size_t         icc_len;
+  unsigned char *exif;
+  size_t         exif_len;
+} ImageMetadata;
 
 typedef struct
 {
-  int     width;
-  int     height;
-  int     channels;    /* 1..4, interleaved, no row padding             */
-  int     has_alpha;   /* the last channel is alpha                     */
-  int     depth;       /* precision of the source: 8, 16 or 32 (float)  */
-  float  *data;
+  int            width;
+  int            height;
+  int            channels;  /* 1..4, interleaved, no row padding          */
+  int            has_alpha; /* the last channel is alpha                  */
+  int            depth;     /* precision of the source: 8, 16 or 32 (float) */
+  float         *data;
+  ImageMetadata  meta;
 } Image;
+
+/* How a file is written.  image_write_options_init () gives the
+ * defaults.  */
+typedef struct
+{
+  int                depth;      /* 8 or 16 (integer), 32 (float TIFF);
+                                    formats take the nearest they hold  */
+  int                quality;    /* JPEG quality 1..100 (default 95)    */
+  int                png_level;  /* zlib level 0..9 of PNG and of TIFF's
+                                    Deflate (default IMAGE_PNG_LEVEL)   */
+  const atomic_int  *cancel;     /* when set and non-zero, stop: the
+                                    write fails with "interrupted"      */
+} ImageWriteOptions;
+
+#define IMAGE_JPEG_QUALITY 95
+#define IMAGE_PNG_LEVEL    1
+
+void         image_write_options_init (ImageWriteOptions *options);
 
 /* The format of `path`, from its extension.  */
 ImageFormat  image_format_for_path  (const char *path);
 const char  *image_format_name      (ImageFormat format);
 
-/* Whether `format` can be read and written by this build (PNG needs
- * libpng).  */
+/* Whether `format` can be read and written by this build (PNG, JPEG and
+ * TIFF need their libraries), and what it holds.  */
 int          image_format_supported (ImageFormat format);
 int          image_format_has_alpha (ImageFormat format);
+
+/* The depth `format` stores for a request of `depth` (8, 16 or 32).  */
+int          image_format_depth     (ImageFormat format, int depth);
+
+/* The library behind `format` in this build ("libjpeg-turbo 2.1.5"),
+ * or "not built in".  */
+const char  *image_format_library   (ImageFormat format);
+
+/* Explains in `error` why `path` cannot be read or written (unknown
+ * extension, library not built in).  Returns 0 when it can.  */
+int          image_check_path       (const char *path, char *error,
+                                     size_t error_len);
 
 /* Allocate a zero-filled image; returns 0, or -1 with `error` set.  */
 int          image_alloc            (Image *img, int width, int height,
                                      int channels, int has_alpha, int depth,
                                      char *error, size_t error_len);
 void         image_free             (Image *img);
+
+/* Copy `from`'s metadata into `to` (which must have none).  Returns 0,
+ * or -1 when out of memory.  */
+int          image_copy_metadata    (Image *to, const Image *from);
 
 /* Read `path` into `img`.  Returns 0, or -1 with a one-line `error`
  * (which names the file) and `img` left empty.  */
@@ -77,6 +145,13 @@ int          image_read             (const char *path, Image *img,
 int          image_write            (const char *path, const Image *img,
                                      int depth, char *error,
                                      size_t error_len);
+
+/* The same with every option, in the format `format` whatever `path`'s
+ * name (IMAGE_FORMAT_UNKNOWN: from the name).  */
+int          image_write_with       (const char *path, ImageFormat format,
+                                     const Image *img,
+                                     const ImageWriteOptions *options,
+                                     char *error, size_t error_len);
 
 /* Round and clip the samples in place exactly as image_write () would
  * store them in `format` at `depth` bits, so that measurements made in

@@ -1,10 +1,28 @@
 # The bm3d-denoise command: the engine without GIMP, on image files.
+# Image files: one source per format behind one table (image_io.c), a
+# library shared with the benchmarks and the engine's quality test.
+noinst_LIBRARIES += cli/libimageio.a
+cli_libimageio_a_CFLAGS = $(AM_CFLAGS) $(PNG_CFLAGS) $(JPEG_CFLAGS) \
+	$(TIFF_CFLAGS)
+cli_libimageio_a_SOURCES = \
+	cli/image_io.c \
+	cli/image_io.h \
+	cli/io_codec.h \
+	cli/io_png.c \
+	cli/io_jpeg.c \
+	cli/io_tiff.c \
+	cli/io_exif.c \
+	cli/io_exif.h \
+	cli/io_pnm.c
+IMAGE_IO_LIBS = cli/libimageio.a $(PNG_LIBS) $(JPEG_LIBS) $(TIFF_LIBS)
+
 bin_PROGRAMS += cli/bm3d-denoise
 cli_bm3d_denoise_SOURCES = \
 	cli/bm3d-denoise.c \
-	cli/image_io.c \
-	cli/image_io.h \
+	cli/batch.c \
+	cli/batch.h \
 	cli/util.c \
 	cli/util.h
-cli_bm3d_denoise_CFLAGS = $(AM_CFLAGS) $(PNG_CFLAGS)
-cli_bm3d_denoise_LDADD = gpu/libbm3d.a $(PNG_LIBS) $(CUDA_LIBS) $(OPENMP_CFLAGS) -lm
+cli_bm3d_denoise_CFLAGS = $(AM_CFLAGS)
+cli_bm3d_denoise_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
+	$(OPENMP_CFLAGS) -lm

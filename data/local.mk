@@ -17,6 +17,7 @@ EXTRA_DIST += \
 	data/bm3d-denoise-batch.scm \
 	data/sample.png \
 	data/LICENSE-images.md \
-	data/demo.sh
+	data/demo.sh \
+	data/bm3d-slurm-array.sh
 
 .PHONY: install-user-scripts uninstall-user-scripts

@@ -84,6 +84,21 @@ if [ "$rc" -eq 0 ] && echo "$out" | grep -q '^Usage: bm3d-denoise' \
 else
   not_ok "--help: usage on stdout, exit 0"
 fi
+# README's command reference is the help, word for word.
+readme=$top_srcdir/README.md
+if [ -f "$readme" ]; then
+  sed -n '/^<!-- bm3d-denoise --help: begin -->$/,/^<!-- bm3d-denoise --help: end -->$/p' \
+    "$readme" | sed '1d;$d' | sed 's/^    //' >"$work/readme-help"
+  "$cmd" --help | sed 's/[[:space:]]*$//' >"$work/help"
+  if cmp -s "$work/help" "$work/readme-help"; then
+    ok "README's command reference matches --help"
+  else
+    not_ok "README's command reference matches --help"
+    diff "$work/help" "$work/readme-help" | sed 's/^/#   /'
+  fi
+else
+  skip "README's command reference matches --help" "no README.md"
+fi
 run "$cmd" --version
 if [ "$rc" -eq 0 ] && echo "$out" | grep -q '^bm3d-denoise (.*) [0-9]'; then
   ok "--version: exit 0"
@@ -100,7 +115,7 @@ expect_error 1 'Is a directory' "input is a folder: exit 1" \
 expect_error 1 'unknown image format' "input of unknown format: exit 1" \
   "$cmd" "$work/afile" "$result"
 expect_error 1 'unknown image format' "output of unknown format: exit 1" \
-  "$cmd" "$work/ok.pgm" "$work/out.jpg"
+  "$cmd" "$work/ok.pgm" "$work/out.bmp"
 if has_png; then
   expect_error 1 'not a PNG file' "corrupt PNG: exit 1" \
     "$cmd" "$work/corrupt.png" "$result"

@@ -6,6 +6,10 @@ CLI_TESTS = \
 	tests/cli-usage.sh \
 	tests/cli-formats.sh \
 	tests/cli-noise.sh \
-	tests/cli-denoise.sh
+	tests/cli-denoise.sh \
+	tests/cli-files.sh \
+	tests/cli-batch.sh \
+	tests/cli-gpu-batch.sh
 TESTS += $(CLI_TESTS)
-EXTRA_DIST += $(CLI_TESTS) tests/cli-lib.sh tests/cli-images.py
+EXTRA_DIST += $(CLI_TESTS) tests/cli-lib.sh tests/cli-images.py \
+	tests/cli-files.py

@@ -1,0 +1,1121 @@
+/* BM3D Denoise — many files in one process (see batch.h).
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.
+ *
+ * Threads: R readers, one engine worker per device, W writers, the main
+ * thread (progress line, then the summary) and one thread that waits for
+ * SIGINT, SIGTERM and SIGHUP, blocked everywhere else.  The first such
+ * signal sets `stop`: readers take no new file, the engine is cancelled
+ * through its progress callback, writers abandon their file at the next
+ * row and remove it; the process then dies of the signal.  A second
+ * signal removes the temporary files at once and exits.  */
+#include "config.h"
+
+#include "batch.h"
+#include "util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROGRAM "bm3d-denoise"
+
+/* Redraws of the progress line, at most this often (seconds).  */
+#define PROGRESS_PERIOD 0.25
+
+typedef struct
+{
+  const char    *input;
+  char          *output;        /* where the result goes               */
+  char          *error;         /* known before reading: why it fails  */
+  ImageFormat    format;
+  Image          in;
+  Image          out;
+  int            depth;         /* of the input                        */
+  float          sigma;
+  int            worker;
+  bm3d_report    report;
+  double         t_read, t_engine, t_write;
+} Job;
+
+/* A bounded queue of jobs between two stages.  */
+typedef struct
+{
+  Job              **items;
+  int                capacity, head, count, closed;
+  pthread_mutex_t    lock;
+  pthread_cond_t     not_empty, not_full;
+  const atomic_int  *stop;
+} Queue;
+
+typedef struct Batch Batch;
+
+typedef struct
+{
+  Batch      *batch;
+  int         index;            /* reader, worker or writer number     */
+  int         device;           /* workers: the CUDA device            */
+  pthread_t   thread;
+  int         started;
+} Stage;
+
+struct Batch
+{
+  const BatchOptions *opt;
+  Job                *jobs;
+  int                 n;
+  atomic_int          next;     /* the next file to read               */
+  atomic_int          stop;     /* the signal that stopped us, or 0    */
+  Queue               to_engine, to_writer;
+  int                 readers_left, workers_left;
+  int                 n_readers, n_workers, n_writers;
+  int                 worker_threads;   /* the engine's CPU threads      */
+  Stage              *readers, *workers, *writers;
+
+  pthread_mutex_t     lock;     /* everything below                    */
+  pthread_cond_t      changed;
+  int                 done, failed;
+  double              sum_read, sum_engine, sum_phase[2], sum_write;
+  int                 n_timed;
+  int                 progress, progress_shown;
+  int                 fallback_told;
+  double              t0;
+  char              **temps;    /* each writer's temporary file, or "" */
+  mode_t              file_mode;
+};
+
+/* ---- time and messages -------------------------------------------------- */
+
+static double
+now_seconds (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* One line on stderr, written whole, over the progress line if shown.
+ * Call with b->lock held.  */
+static void
+say_locked (Batch *b, const char *format, ...)
+  __attribute__ ((format (printf, 2, 3)));
+
+static void
+say_locked (Batch *b, const char *format, ...)
+{
+  char line[1536];
+  va_list args;
+  int n;
+
+  n = snprintf (line, sizeof line, "%s" PROGRAM ": ",
+                b->progress_shown ? "\r\033[K" : "");
+  va_start (args, format);
+  vsnprintf (line + n, sizeof line - n, format, args);
+  va_end (args);
+  fprintf (stderr, "%s\n", line);
+  b->progress_shown = 0;
+}
+
+static void
+draw_progress_locked (Batch *b)
+{
+  double elapsed = now_seconds () - b->t0;
+  double rate = elapsed > 0.0 ? b->done / elapsed : 0.0;
+  int left = b->n - b->done - b->failed;
+
+  fprintf (stderr, "\r\033[K" PROGRAM ": %d/%d files", b->done + b->failed,
+           b->n);
+  if (b->failed)
+    fprintf (stderr, " (%d failed)", b->failed);
+  if (b->done > 0)
+    {
+      double eta = rate > 0.0 ? left / rate : 0.0;
+
+      fprintf (stderr, ", %.2f photos/s, %d:%02d left", rate,
+               (int) (eta / 60.0), (int) eta % 60);
+    }
+  fflush (stderr);
+  b->progress_shown = 1;
+}
+
+/* ---- queues ------------------------------------------------------------- */
+
+static int
+queue_init (Queue *q, int capacity, const atomic_int *stop)
+{
+  memset (q, 0, sizeof *q);
+  q->items = calloc ((size_t) capacity, sizeof *q->items);
+  if (!q->items)
+    return -1;
+  q->capacity = capacity;
+  q->stop = stop;
+  pthread_mutex_init (&q->lock, NULL);
+  pthread_cond_init (&q->not_empty, NULL);
+  pthread_cond_init (&q->not_full, NULL);
+  return 0;
+}
+
+static void
+queue_destroy (Queue *q)
+{
+  free (q->items);
+  pthread_mutex_destroy (&q->lock);
+  pthread_cond_destroy (&q->not_empty);
+  pthread_cond_destroy (&q->not_full);
+}
+
+/* Waits for room; returns -1 when the batch was stopped.  */
+static int
+queue_push (Queue *q, Job *job)
+{
+  int status = 0;
+
+  pthread_mutex_lock (&q->lock);
+  while (q->count == q->capacity && !atomic_load (q->stop))
+    pthread_cond_wait (&q->not_full, &q->lock);
+  if (atomic_load (q->stop))
+    status = -1;
+  else
+    {
+      q->items[(q->head + q->count) % q->capacity] = job;
+      q->count++;
+      pthread_cond_signal (&q->not_empty);
+    }
+  pthread_mutex_unlock (&q->lock);
+  return status;
+}
+
+/* Waits for a job; NULL when the queue is closed and empty, or the batch
+ * was stopped.  */
+static Job *
+queue_pop (Queue *q)
+{
+  Job *job = NULL;
+
+  pthread_mutex_lock (&q->lock);
+  while (q->count == 0 && !q->closed && !atomic_load (q->stop))
+    pthread_cond_wait (&q->not_empty, &q->lock);
+  if (q->count > 0 && !atomic_load (q->stop))
+    {
+      job = q->items[q->head];
+      q->head = (q->head + 1) % q->capacity;
+      q->count--;
+      pthread_cond_signal (&q->not_full);
+    }
+  pthread_mutex_unlock (&q->lock);
+  return job;
+}
+
+/* No more jobs will come; also wakes every waiter after a stop.  */
+static void
+queue_close (Queue *q, int close)
+{
+  pthread_mutex_lock (&q->lock);
+  if (close)
+    q->closed = 1;
+  pthread_cond_broadcast (&q->not_empty);
+  pthread_cond_broadcast (&q->not_full);
+  pthread_mutex_unlock (&q->lock);
+}
+
+/* ---- the end of a job --------------------------------------------------- */
+
+static void
+job_failed (Batch *b, Job *job, const char *error)
+{
+  image_free (&job->in);
+  image_free (&job->out);
+  pthread_mutex_lock (&b->lock);
+  /* After a stop, the files cut short are not failures of their own.  */
+  if (!atomic_load (&b->stop))
+    {
+      b->failed++;
+      say_locked (b, "%s", error);
+    }
+  pthread_cond_broadcast (&b->changed);
+  pthread_mutex_unlock (&b->lock);
+}
+
+static void
+job_done (Batch *b, Job *job)
+{
+  const BatchOptions *opt = b->opt;
+
+  pthread_mutex_lock (&b->lock);
+  b->done++;
+  b->sum_read += job->t_read;
+  b->sum_engine += job->t_engine;
+  b->sum_phase[0] += job->report.seconds_phase[0];
+  b->sum_phase[1] += job->report.seconds_phase[1];
+  b->sum_write += job->t_write;
+  b->n_timed++;
+  if (opt->verbose)
+    {
+      char where[32] = "";
+
+      if (job->report.backend_used == BM3D_BACKEND_CUDA)
+        snprintf (where, sizeof where, " %d", b->workers[job->worker].device);
+      say_locked (b, "%s: %dx%d, %d channels, %d bits, sigma %.2f, %s%s: "
+                  "read %.3f s, engine %.3f s, write %.3f s", job->output,
+                  job->out.width, job->out.height, job->out.channels,
+                  job->depth, (double) job->sigma,
+                  bm3d_backend_name (job->report.backend_used), where,
+                  job->t_read, job->t_engine, job->t_write);
+    }
+  pthread_cond_broadcast (&b->changed);
+  pthread_mutex_unlock (&b->lock);
+  image_free (&job->out);
+}
+
+/* ---- readers ------------------------------------------------------------ */
+
+static void *
+reader_main (void *arg)
+{
+  Stage *stage = arg;
+  Batch *b = stage->batch;
+  char error[1024];
+
+  while (!atomic_load (&b->stop))
+    {
+      int i = atomic_fetch_add (&b->next, 1);
+      Job *job;
+      double t;
+
+      if (i >= b->n)
+        break;
+      job = &b->jobs[i];
+      if (job->error)
+        {
+          job_failed (b, job, job->error);
+          continue;
+        }
+      t = now_seconds ();
+      if (image_read (job->input, &job->in, error, sizeof error) < 0)
+        {
+          job_failed (b, job, error);
+          continue;
+        }
+      /* The result's memory too, touched here so that its page faults
+       * are not paid by the engine worker, which sets the pace.  */
+      if (image_alloc (&job->out, job->in.width, job->in.height,
+                       job->in.channels, job->in.has_alpha, job->in.depth,
+                       error, sizeof error) < 0)
+        {
+          job_failed (b, job, error);
+          continue;
+        }
+      memset (job->out.data, 0, (size_t) job->out.width * job->out.height
+                                * job->out.channels * sizeof (float));
+      job->t_read = now_seconds () - t;
+      job->depth = job->in.depth;
+      if (queue_push (&b->to_engine, job) < 0)
+        break;
+    }
+  pthread_mutex_lock (&b->lock);
+  if (--b->readers_left == 0)
+    queue_close (&b->to_engine, 1);
+  pthread_mutex_unlock (&b->lock);
+  return NULL;
+}
+
+/* ---- engine workers ----------------------------------------------------- */
+
+static int
+engine_cancel (double fraction, void *data)
+{
+  Batch *b = data;
+
+  (void) fraction;
+  return atomic_load (&b->stop) != 0;
+}
+
+/* The reader allocated job->out.  */
+static bm3d_status
+denoise_job (Batch *b, const bm3d_params *params, Job *job, char *error,
+             size_t error_len)
+{
+  bm3d_image in_view, out_view;
+  bm3d_params p = *params;
+  bm3d_status status;
+
+  in_view = engine_view (&job->in);
+  out_view = engine_view (&job->out);
+  if (b->opt->estimate_sigma)
+    {
+      float sigma;
+
+      status = bm3d_estimate_sigma (&in_view, &p, &sigma, &job->report);
+      if (status != BM3D_OK)
+        {
+          snprintf (error, error_len, "%s: cannot estimate the noise level: "
+                    "%s", job->input, job->report.message[0]
+                    ? job->report.message : bm3d_status_string (status));
+          return status;
+        }
+      /* A clean image estimates to (almost) nothing: still denoise, at
+       * the least level the engine takes.  */
+      p.sigma = sigma > 0.1f ? sigma : 0.1f;
+    }
+  job->sigma = p.sigma;
+  status = bm3d_denoise (&in_view, &out_view, &p, &job->report);
+  if (status != BM3D_OK)
+    snprintf (error, error_len, "%s: %s", job->input,
+              job->report.message[0] ? job->report.message
+                                     : bm3d_status_string (status));
+  return status;
+}
+
+static void *
+worker_main (void *arg)
+{
+  Stage *stage = arg;
+  Batch *b = stage->batch;
+  bm3d_params params = b->opt->params;
+  char error[1024];
+  Job *job;
+
+  params.device = stage->device;
+  params.threads = b->worker_threads;
+  params.progress = engine_cancel;
+  params.progress_data = b;
+  while ((job = queue_pop (&b->to_engine)))
+    {
+      double t = now_seconds ();
+
+      job->worker = stage->index;
+      if (denoise_job (b, &params, job, error, sizeof error) != BM3D_OK)
+        {
+          job_failed (b, job, error);
+          continue;
+        }
+      job->t_engine = now_seconds () - t;
+      /* A GPU that failed is news, once; a machine without one is told
+       * only on request.  */
+      if (job->report.message[0]
+          && (job->report.fell_back == BM3D_FALLBACK_FAILED
+              || (job->report.fell_back && b->opt->verbose)))
+        {
+          pthread_mutex_lock (&b->lock);
+          if (!b->fallback_told)
+            say_locked (b, "%s", job->report.message);
+          b->fallback_told = 1;
+          pthread_mutex_unlock (&b->lock);
+        }
+      /* The metadata goes with the result; the input is done with.  */
+      job->out.meta = job->in.meta;
+      memset (&job->in.meta, 0, sizeof job->in.meta);
+      image_free (&job->in);
+      if (queue_push (&b->to_writer, job) < 0)
+        break;
+    }
+  pthread_mutex_lock (&b->lock);
+  if (--b->workers_left == 0)
+    queue_close (&b->to_writer, 1);
+  pthread_mutex_unlock (&b->lock);
+  return NULL;
+}
+
+/* ---- writers ------------------------------------------------------------ */
+
+/* The folder part of `path` ("." when it has none), newly allocated.  */
+static char *
+folder_of (const char *path)
+{
+  const char *slash = strrchr (path, '/');
+  size_t len;
+  char *dir;
+
+  if (!slash)
+    return strdup (".");
+  len = slash == path ? 1 : (size_t) (slash - path);
+  dir = malloc (len + 1);
+  if (dir)
+    {
+      memcpy (dir, path, len);
+      dir[len] = '\0';
+    }
+  return dir;
+}
+
+static const char *
+base_of (const char *path)
+{
+  const char *slash = strrchr (path, '/');
+
+  return slash ? slash + 1 : path;
+}
+
+static void
+set_temp (Batch *b, int writer, const char *path)
+{
+  pthread_mutex_lock (&b->lock);
+  snprintf (b->temps[writer], PATH_MAX, "%s", path ? path : "");
+  pthread_mutex_unlock (&b->lock);
+}
+
+/* Writes the job's result to a temporary file beside its output and
+ * renames it into place.  */
+static int
+write_job (Batch *b, int writer, Job *job, char *error, size_t error_len)
+{
+  const BatchOptions *opt = b->opt;
+  ImageWriteOptions options = opt->write;
+  char *dir = folder_of (job->output);
+  char temp[PATH_MAX];
+  char why[1024];
+  int fd;
+
+  if (!dir)
+    {
+      snprintf (error, error_len, "%s: out of memory", job->output);
+      return -1;
+    }
+  if (snprintf (temp, sizeof temp, "%s/.%s.XXXXXX", dir,
+                base_of (job->output)) >= (int) sizeof temp)
+    {
+      snprintf (error, error_len, "%s: file name too long", job->output);
+      free (dir);
+      return -1;
+    }
+  fd = mkstemp (temp);
+  if (fd < 0)
+    {
+      snprintf (error, error_len, "%s: cannot create a file in %s: %s",
+                job->output, dir, strerror (errno));
+      free (dir);
+      return -1;
+    }
+  free (dir);
+  close (fd);
+  set_temp (b, writer, temp);
+
+  options.depth = cli_output_depth (opt->depth, &job->out, job->format);
+  options.cancel = &b->stop;
+  if (image_write_with (temp, job->format, &job->out, &options, why,
+                        sizeof why) < 0)
+    {
+      /* The message names the temporary file: name the output.  */
+      size_t len = strlen (temp);
+      const char *text = strncmp (why, temp, len) == 0 && why[len] == ':'
+                         ? why + len + 2 : why;
+
+      snprintf (error, error_len, "%s: %s", job->output, text);
+      unlink (temp);
+      set_temp (b, writer, NULL);
+      return -1;
+    }
+  if (chmod (temp, b->file_mode) != 0 || rename (temp, job->output) != 0)
+    {
+      snprintf (error, error_len, "%s: cannot put the file in place: %s",
+                job->output, strerror (errno));
+      unlink (temp);
+      set_temp (b, writer, NULL);
+      return -1;
+    }
+  set_temp (b, writer, NULL);
+  return 0;
+}
+
+static void *
+writer_main (void *arg)
+{
+  Stage *stage = arg;
+  Batch *b = stage->batch;
+  char error[PATH_MAX + 1200];
+  Job *job;
+
+  while ((job = queue_pop (&b->to_writer)))
+    {
+      double t = now_seconds ();
+
+      if (write_job (b, stage->index, job, error, sizeof error) < 0)
+        {
+          job_failed (b, job, error);
+          continue;
+        }
+      job->t_write = now_seconds () - t;
+      job_done (b, job);
+    }
+  return NULL;
+}
+
+/* ---- signals ------------------------------------------------------------ */
+
+static void
+signal_set (sigset_t *set)
+{
+  sigemptyset (set);
+  sigaddset (set, SIGINT);
+  sigaddset (set, SIGTERM);
+  sigaddset (set, SIGHUP);
+}
+
+static void *
+signal_main (void *arg)
+{
+  Batch *b = arg;
+  sigset_t set;
+  int sig;
+
+  signal_set (&set);
+  for (;;)
+    {
+      if (sigwait (&set, &sig) != 0)
+        continue;
+      if (!atomic_load (&b->stop))
+        {
+          atomic_store (&b->stop, sig);
+          queue_close (&b->to_engine, 0);
+          queue_close (&b->to_writer, 0);
+          pthread_mutex_lock (&b->lock);
+          pthread_cond_broadcast (&b->changed);
+          pthread_mutex_unlock (&b->lock);
+          continue;
+        }
+      /* Asked twice: no waiting for the threads.  */
+      pthread_mutex_lock (&b->lock);
+      for (int i = 0; i < b->n_writers; i++)
+        if (b->temps[i][0])
+          unlink (b->temps[i]);
+      pthread_mutex_unlock (&b->lock);
+      _exit (128 + sig);
+    }
+  return NULL;
+}
+
+/* ---- planning ----------------------------------------------------------- */
+
+int
+cli_output_depth (int requested, const Image *in, ImageFormat format)
+{
+  int depth = requested;
+
+  if (!depth)
+    {
+      depth = in->depth == 16 ? 16 : 8;
+      if (in->depth == 32 && image_format_depth (format, 32) == 32)
+        depth = 32;
+    }
+  return image_format_depth (format, depth);
+}
+
+static char *
+format_string (const char *format, ...) __attribute__ ((format (printf, 1, 2)));
+
+static char *
+format_string (const char *format, ...)
+{
+  va_list args;
+  char *s;
+  int n;
+
+  va_start (args, format);
+  n = vsnprintf (NULL, 0, format, args);
+  va_end (args);
+  if (n < 0 || !(s = malloc ((size_t) n + 1)))
+    return NULL;
+  va_start (args, format);
+  vsnprintf (s, (size_t) n + 1, format, args);
+  va_end (args);
+  return s;
+}
+
+/* The output path of `input`: in the output folder, or beside it, with
+ * the suffix before the extension.  */
+static char *
+output_path (const BatchOptions *opt, const char *input)
+{
+  const char *base = base_of (input);
+  const char *dot = strrchr (base, '.');
+  int stem = dot && dot != base ? (int) (dot - base) : (int) strlen (base);
+  const char *ext = base + stem;
+  const char *suffix = opt->suffix ? opt->suffix : "";
+  char *dir = opt->output_dir ? strdup (opt->output_dir) : folder_of (input);
+  char *path;
+
+  if (!dir)
+    return NULL;
+  path = format_string ("%s%s%.*s%s%s", dir,
+                        dir[0] && dir[strlen (dir) - 1] == '/' ? "" : "/",
+                        stem, base, suffix, ext);
+  free (dir);
+  return path;
+}
+
+typedef struct
+{
+  dev_t  dev;
+  ino_t  ino;
+  int    index;
+} FileId;
+
+typedef struct
+{
+  char  *key;
+  int    index;
+} OutputKey;
+
+static int
+compare_file_ids (const void *a, const void *b)
+{
+  const FileId *x = a, *y = b;
+
+  if (x->dev != y->dev)
+    return x->dev < y->dev ? -1 : 1;
+  if (x->ino != y->ino)
+    return x->ino < y->ino ? -1 : 1;
+  return x->index - y->index;
+}
+
+static int
+compare_output_keys (const void *a, const void *b)
+{
+  const OutputKey *x = a, *y = b;
+  int c = strcmp (x->key, y->key);
+
+  return c ? c : x->index - y->index;
+}
+
+/* The first input that is the file (dev, ino), or NULL.  */
+static const FileId *
+find_input (const FileId *inputs, int n, dev_t dev, ino_t ino)
+{
+  int lo = 0, hi = n;
+
+  while (lo < hi)
+    {
+      int mid = lo + (hi - lo) / 2;
+
+      if (inputs[mid].dev < dev
+          || (inputs[mid].dev == dev && inputs[mid].ino < ino))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < n && inputs[lo].dev == dev && inputs[lo].ino == ino
+         ? &inputs[lo] : NULL;
+}
+
+/* The output's folder resolved, plus its name: two spellings of one
+ * place give one key.  */
+static char *
+output_key (const char *output)
+{
+  char *dir = folder_of (output);
+  char *real = dir ? realpath (dir, NULL) : NULL;
+  char *key = real ? format_string ("%s/%s", real, base_of (output))
+                   : strdup (output);
+
+  free (dir);
+  free (real);
+  return key;
+}
+
+/* Gives every job its output path, or the reason it cannot be done:
+ * an unknown format, an output that is an input of the batch, or an
+ * output that another input of the batch also gets.  */
+static int
+plan_jobs (Batch *b, char *const *files)
+{
+  const BatchOptions *opt = b->opt;
+  FileId *inputs = calloc ((size_t) b->n, sizeof *inputs);
+  OutputKey *keys = calloc ((size_t) b->n, sizeof *keys);
+  int n_inputs = 0, status = -1;
+  char error[1024];
+
+  if (!inputs || !keys)
+    goto done;
+  for (int i = 0; i < b->n; i++)
+    {
+      struct stat st;
+
+      if (stat (files[i], &st) == 0)
+        {
+          inputs[n_inputs].dev = st.st_dev;
+          inputs[n_inputs].ino = st.st_ino;
+          inputs[n_inputs].index = i;
+          n_inputs++;
+        }
+    }
+  qsort (inputs, (size_t) n_inputs, sizeof *inputs, compare_file_ids);
+
+  for (int i = 0; i < b->n; i++)
+    {
+      Job *job = &b->jobs[i];
+      struct stat st;
+
+      job->input = files[i];
+      job->output = output_path (opt, files[i]);
+      keys[i].index = i;
+      keys[i].key = job->output ? output_key (job->output) : NULL;
+      if (!job->output || !keys[i].key)
+        goto done;
+      job->format = image_format_for_path (files[i]);
+      if (image_check_path (files[i], error, sizeof error) < 0)
+        job->error = strdup (error);
+      else if (stat (job->output, &st) == 0)
+        {
+          const FileId *hit = find_input (inputs, n_inputs, st.st_dev,
+                                          st.st_ino);
+
+          if (hit && hit->index == i)
+            job->error = format_string ("%s: the output would overwrite the "
+                                        "input (give --suffix or another "
+                                        "-o folder)", files[i]);
+          else if (hit)
+            job->error = format_string ("%s: its output %s is another input "
+                                        "of this batch (%s); not "
+                                        "overwritten", files[i], job->output,
+                                        files[hit->index]);
+        }
+    }
+
+  /* Sorted by key, then by position: the first of a run of equal
+   * keys is the input that keeps the output.  */
+  qsort (keys, (size_t) b->n, sizeof *keys, compare_output_keys);
+  for (int k = 1, first = 0; k < b->n; k++)
+    {
+      Job *job = &b->jobs[keys[k].index];
+
+      if (strcmp (keys[k].key, keys[first].key) != 0)
+        {
+          first = k;
+          continue;
+        }
+      if (!job->error)
+        job->error = format_string ("%s: its output %s is also the output "
+                                    "of %s; skipped", job->input,
+                                    job->output, files[keys[first].index]);
+    }
+  status = 0;
+
+done:
+  if (keys)
+    for (int i = 0; i < b->n; i++)
+      free (keys[i].key);
+  free (keys);
+  free (inputs);
+  if (status < 0)
+    fprintf (stderr, PROGRAM ": out of memory\n");
+  return status;
+}
+
+/* How many readers, engine workers and writers, and on which devices.  */
+static int
+plan_stages (Batch *b)
+{
+  const BatchOptions *opt = b->opt;
+  long cores = sysconf (_SC_NPROCESSORS_ONLN);
+  int io = opt->io_threads;
+  int visible = opt->params.backend == BM3D_BACKEND_CPU
+                ? 0 : bm3d_cuda_device_count ();
+
+  if (io <= 0)
+    {
+      io = cores > 1 ? (int) (cores / 2) : 1;
+      if (io > 8)
+        io = 8;
+    }
+  b->n_readers = b->n_writers = io;
+
+  if (opt->params.backend == BM3D_BACKEND_CUDA && visible == 0)
+    {
+      char why[200] = "";
+
+      bm3d_cuda_available (why, sizeof why);
+      fprintf (stderr, PROGRAM ": --backend cuda: no usable CUDA device%s%s\n",
+               why[0] ? ": " : "", why);
+      return -1;
+    }
+  for (int i = 0; i < opt->n_devices; i++)
+    if (visible > 0 && opt->devices[i] >= visible)
+      {
+        fprintf (stderr, PROGRAM ": --devices: there is no CUDA device %d "
+                 "(%d visible)\n", opt->devices[i], visible);
+        return -1;
+      }
+  if (visible == 0)
+    b->n_workers = 1;           /* the CPU: one worker, every core     */
+  else
+    b->n_workers = (opt->n_devices ? opt->n_devices : visible)
+                   * (opt->per_device > 0 ? opt->per_device
+                                          : BATCH_PER_DEVICE);
+
+  b->readers = calloc ((size_t) b->n_readers, sizeof *b->readers);
+  b->workers = calloc ((size_t) b->n_workers, sizeof *b->workers);
+  b->writers = calloc ((size_t) b->n_writers, sizeof *b->writers);
+  b->temps = calloc ((size_t) b->n_writers, sizeof *b->temps);
+  if (!b->readers || !b->workers || !b->writers || !b->temps)
+    {
+      fprintf (stderr, PROGRAM ": out of memory\n");
+      return -1;
+    }
+  for (int i = 0; i < b->n_writers; i++)
+    if (!(b->temps[i] = calloc (PATH_MAX, 1)))
+      {
+        fprintf (stderr, PROGRAM ": out of memory\n");
+        return -1;
+      }
+  /* GPU workers share the cores for the engine's host-side work.  */
+  b->worker_threads = opt->params.threads;
+  if (visible > 0 && b->worker_threads == 0)
+    {
+      long share = cores / b->n_workers;
+
+      b->worker_threads = share > 1 ? (int) share : 1;
+    }
+  /* Round robin, so that the first files go to different devices.  */
+  for (int i = 0; i < b->n_workers; i++)
+    {
+      int n = opt->n_devices ? opt->n_devices : visible;
+
+      b->workers[i].device = visible == 0 ? opt->params.device
+                             : opt->n_devices ? opt->devices[i % n] : i % n;
+    }
+  return 0;
+}
+
+static int
+start_stage (Batch *b, Stage *stages, int n, void *(*run) (void *))
+{
+  for (int i = 0; i < n; i++)
+    {
+      stages[i].batch = b;
+      stages[i].index = i;
+      if (pthread_create (&stages[i].thread, NULL, run, &stages[i]) != 0)
+        return -1;
+      stages[i].started = 1;
+    }
+  return 0;
+}
+
+static void
+join_stage (Stage *stages, int n)
+{
+  for (int i = 0; i < n; i++)
+    if (stages[i].started)
+      pthread_join (stages[i].thread, NULL);
+}
+
+static void
+print_summary (Batch *b, double elapsed)
+{
+  const BatchOptions *opt = b->opt;
+  int n = b->n_timed;
+
+  pthread_mutex_lock (&b->lock);
+  if (b->failed)
+    say_locked (b, "%d of %d files done, %d failed (%.1f s)", b->done, b->n,
+                b->failed, elapsed);
+  else
+    say_locked (b, "%d files done in %.1f s, %.2f photos/s", b->done,
+                elapsed, elapsed > 0.0 ? b->done / elapsed : 0.0);
+  if (opt->verbose && n > 0)
+    {
+      double other = (b->sum_engine - b->sum_phase[0] - b->sum_phase[1]) / n;
+
+      say_locked (b, "per photo: read %.3f s, engine %.3f s (phase 1 %.3f s, "
+                  "phase 2 %.3f s, set-up and transfers %.3f s), write %.3f s",
+                  b->sum_read / n, b->sum_engine / n, b->sum_phase[0] / n,
+                  b->sum_phase[1] / n, other > 0.0 ? other : 0.0,
+                  b->sum_write / n);
+      char devices[256] = "";
+      size_t used = 0;
+
+      for (int i = 0; i < b->n_workers && used + 16 < sizeof devices; i++)
+        used += (size_t) snprintf (devices + used, sizeof devices - used,
+                                   "%s%d", i ? "," : "",
+                                   b->workers[i].device);
+      say_locked (b, "stages: %d readers, %d engine workers (%s; devices "
+                  "%s), %d writers", b->n_readers, b->n_workers,
+                  bm3d_backend_name (opt->params.backend), devices,
+                  b->n_writers);
+    }
+  pthread_mutex_unlock (&b->lock);
+}
+
+/* ---- the batch ---------------------------------------------------------- */
+
+static void
+free_batch (Batch *b)
+{
+  for (int i = 0; i < b->n; i++)
+    {
+      image_free (&b->jobs[i].in);
+      image_free (&b->jobs[i].out);
+      free (b->jobs[i].output);
+      free (b->jobs[i].error);
+    }
+  if (b->temps)
+    for (int i = 0; i < b->n_writers; i++)
+      free (b->temps[i]);
+  free (b->temps);
+  free (b->jobs);
+  free (b->readers);
+  free (b->workers);
+  free (b->writers);
+}
+
+static int
+check_output_dir (const char *dir)
+{
+  struct stat st;
+
+  if (stat (dir, &st) != 0)
+    {
+      fprintf (stderr, PROGRAM ": %s: cannot use as the output folder: %s\n",
+               dir, strerror (errno));
+      return -1;
+    }
+  if (!S_ISDIR (st.st_mode))
+    {
+      fprintf (stderr, PROGRAM ": %s: the output folder is not a folder\n",
+               dir);
+      return -1;
+    }
+  if (access (dir, W_OK | X_OK) != 0)
+    {
+      fprintf (stderr, PROGRAM ": %s: cannot write into the output folder: "
+               "%s\n", dir, strerror (errno));
+      return -1;
+    }
+  return 0;
+}
+
+int
+batch_run (const BatchOptions *opt, char *const *files, int n_files)
+{
+  Batch b;
+  sigset_t set, old;
+  pthread_t signals;
+  int signals_started = 0, status = 1, sig;
+  mode_t mask;
+  double elapsed;
+
+  memset (&b, 0, sizeof b);
+  b.opt = opt;
+  b.n = n_files;
+  atomic_init (&b.next, 0);
+  atomic_init (&b.stop, 0);
+  pthread_mutex_init (&b.lock, NULL);
+  pthread_cond_init (&b.changed, NULL);
+  mask = umask (0);
+  umask (mask);
+  b.file_mode = 0666 & ~mask;
+  b.progress = opt->progress < 0 ? isatty (STDERR_FILENO) : opt->progress;
+
+  if (opt->output_dir && check_output_dir (opt->output_dir) < 0)
+    return 1;
+  b.jobs = calloc ((size_t) n_files, sizeof *b.jobs);
+  if (!b.jobs || plan_jobs (&b, files) < 0 || plan_stages (&b) < 0)
+    {
+      free_batch (&b);
+      return 1;
+    }
+  b.readers_left = b.n_readers;
+  b.workers_left = b.n_workers;
+  if (queue_init (&b.to_engine, b.n_workers, &b.stop) < 0
+      || queue_init (&b.to_writer, b.n_workers, &b.stop) < 0)
+    {
+      fprintf (stderr, PROGRAM ": out of memory\n");
+      free_batch (&b);
+      return 1;
+    }
+
+  /* Signals go to one thread, which stops the others cleanly.  */
+  signal_set (&set);
+  pthread_sigmask (SIG_BLOCK, &set, &old);
+  if (pthread_create (&signals, NULL, signal_main, &b) == 0)
+    signals_started = 1;
+
+  b.t0 = now_seconds ();
+  if (start_stage (&b, b.writers, b.n_writers, writer_main) < 0
+      || start_stage (&b, b.workers, b.n_workers, worker_main) < 0
+      || start_stage (&b, b.readers, b.n_readers, reader_main) < 0)
+    {
+      /* Stop whatever started, as a signal would.  */
+      fprintf (stderr, PROGRAM ": cannot start threads\n");
+      atomic_store (&b.stop, -1);
+      queue_close (&b.to_engine, 1);
+      queue_close (&b.to_writer, 1);
+    }
+
+  /* The main thread draws the progress line until every file is done or
+   * the batch is stopped.  */
+  pthread_mutex_lock (&b.lock);
+  while (b.done + b.failed < b.n && !atomic_load (&b.stop))
+    {
+      struct timespec until;
+
+      if (b.progress)
+        draw_progress_locked (&b);
+      clock_gettime (CLOCK_REALTIME, &until);
+      until.tv_nsec += (long) (PROGRESS_PERIOD * 1e9);
+      if (until.tv_nsec >= 1000000000L)
+        {
+          until.tv_sec++;
+          until.tv_nsec -= 1000000000L;
+        }
+      pthread_cond_timedwait (&b.changed, &b.lock, &until);
+    }
+  if (b.progress && !atomic_load (&b.stop))
+    draw_progress_locked (&b);
+  pthread_mutex_unlock (&b.lock);
+
+  join_stage (b.readers, b.n_readers);
+  join_stage (b.workers, b.n_workers);
+  join_stage (b.writers, b.n_writers);
+  elapsed = now_seconds () - b.t0;
+  if (signals_started)
+    {
+      pthread_cancel (signals);
+      pthread_join (signals, NULL);
+    }
+
+  sig = atomic_load (&b.stop);
+  if (sig > 0)
+    {
+      pthread_mutex_lock (&b.lock);
+      say_locked (&b, "interrupted: %d of %d files done; no partial file "
+                  "left", b.done, b.n);
+      pthread_mutex_unlock (&b.lock);
+    }
+  else
+    {
+      if (b.failed || opt->verbose || b.progress)
+        print_summary (&b, elapsed);
+      status = b.failed || sig ? 1 : 0;
+    }
+  queue_destroy (&b.to_engine);
+  queue_destroy (&b.to_writer);
+  free_batch (&b);
+  pthread_mutex_destroy (&b.lock);
+  pthread_cond_destroy (&b.changed);
+
+  if (sig > 0)
+    {
+      /* Die of the signal, as the caller (a shell, xargs) expects.  */
+      signal (sig, SIG_DFL);
+      pthread_sigmask (SIG_SETMASK, &old, NULL);
+      raise (sig);
+      return 128 + sig;
+    }
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  return status;
+}
