@@ -7,7 +7,8 @@ GIMP_TESTS = \
 	tests/gimp-strips.sh \
 	tests/gimp-arguments.sh \
 	tests/gimp-batch.sh \
-	tests/gimp-dialog.sh
+	tests/gimp-dialog.sh \
+	tests/gimp-dialog-de.sh
 
 if HAVE_GIMP
 TESTS += $(GIMP_TESTS)
