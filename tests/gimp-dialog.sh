@@ -13,7 +13,10 @@
 #  3. OK pressed while the first preview is still rendering, with saved
 #     expert options: the same pixels as RUN-WITH-LAST-VALS with them,
 #     which differ from the defaults' (the options apply);
-#  4. Reset: back to the defaults, OK gives the defaults' pixels.
+#  4. Reset: back to the defaults, OK gives the defaults' pixels;
+#  5. Estimate (when the engine can estimate): sets sigma, previews it,
+#     and OK gives the pixels of the procedure's sigma 0 (estimate,
+#     then denoise).
 # A screenshot of the first dialog is kept (BM3D_DIALOG_SCREENSHOT=FILE
 # copies it out).  Skipped without xvfb-run, xdotool, dbus-run-session
 # and ImageMagick's import.
@@ -162,6 +165,24 @@ inner ()
     xdotool key alt+o
     wait_gone
   fi
+
+  # 5. Estimate, then OK; Escape when the engine cannot estimate.
+  window=$(wait_window)
+  note "dialog 5: ${window:-none}"
+  if test -n "$window"; then
+    focus "$window"
+    wait_log ' probe '
+    if session_log | grep -q ' probe .* estimate=1'; then
+      xdotool key alt+e
+      wait_log ' estimate sigma='
+      estimate=$(session_log | sed -n 's/.* estimate sigma=\([^ ]*\).*/\1/p')
+      wait_log "drawn .* mode=bm3d fast=0 .*sigma=$estimate "
+      xdotool key alt+o
+    else
+      xdotool key Escape
+    fi
+    wait_gone
+  fi
   wait "$gimp_pid"
 }
 
@@ -217,6 +238,10 @@ timeout 900 xvfb-run -a -s "-screen 0 1280x900x24" \
   "$(denoise RUN-INTERACTIVE 99.0 7 7 expert-dialog)" \
   "$(denoise RUN-INTERACTIVE 99.0 7 7 reset)" \
   "$(denoise RUN-NONINTERACTIVE 25.0 0 0 defaults)" \
+  "(t-try \"$noisy\" $u8 RUN-INTERACTIVE 99.0 7 7
+          \"$work/estimate-before.raw\" \"$work/estimate-dialog.raw\")" \
+  "(t-try \"$noisy\" $u8 RUN-NONINTERACTIVE 0.0 0 0
+          \"$work/sigma0-before.raw\" \"$work/sigma0.raw\")" \
   2> "$work/xvfb.err"
 echo "# xvfb-run exited with status $?"
 
@@ -227,10 +252,10 @@ session ()
 }
 
 check "GIMP ran without a plug-in crash" no_crash "$log"
-for k in 1 2 3 4; do
+for k in 1 2 3 4 5; do
   check "dialog $k appeared" grep -q "dialog $k: [0-9]" "$work/driver.out"
 done
-for k in 1 2 3 4 6 7 8 9 10 11; do
+for k in 1 2 3 4 6 7 8 9 10 11 12 13; do
   check "batch command $k succeeded" is_ok "$log" $k
 done
 
@@ -289,6 +314,18 @@ check "the expert options apply (the pixels differ from the defaults')" \
 # 4.
 check "Reset restored the defaults (sigma 25, BM3D, automatic backend)" \
   cmp "$work/reset.raw" "$work/defaults.raw"
+
+# 5.
+if grep -q ' probe .* estimate=1' <(session 5); then
+  check "Estimate set the slider and the preview followed" \
+    grep -q -E 'drawn .* mode=bm3d fast=0 ' <(sed -n '/ estimate sigma=/,$p' <(session 5))
+  check "Estimate, then OK: the pixels of the procedure's sigma 0" \
+    cmp "$work/estimate-dialog.raw" "$work/sigma0.raw"
+else
+  ok "# SKIP Estimate: the engine cannot estimate the noise level yet"
+  check "without an estimator the Estimate button is off and sigma 0 refused" \
+    grep -q 'Estimating the noise level is not implemented yet' "$log"
+fi
 
 if test $tap_failed -gt 0; then
   sed 's/^/# gimp: /' "$log"
