@@ -25,3 +25,4 @@ bench_bm3d_preview_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
 bench_bm3d_preview_bench_CFLAGS = $(AM_CFLAGS) $(PNG_CFLAGS)
 bench_bm3d_preview_bench_LDADD = gpu/libbm3d.a $(PNG_LIBS) $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
+EXTRA_DIST += bench/dialog-latency.sh
