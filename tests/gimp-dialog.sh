@@ -106,6 +106,13 @@ drag_slider ()
     echo "step $i round-trip-ms $(( (t1 - t0) / 1000000 ))" >> "$work/drag.out"
     sleep 0.1
   done
+  # On a slow machine the fast render may outlast 20 steps: keep the
+  # slider moving (a pixel either way) until one has shown, 30 s at most.
+  for i in $(seq 1 200); do
+    session_log | grep -q -E 'drawn .* fast=1 ' && break
+    xdotool mousemove $((x + 80 + i % 2)) "$y"
+    sleep 0.15
+  done
   xdotool mouseup 2
 }
 
