@@ -6,7 +6,9 @@
 # off, and sigma is typed REPEAT times: each change is previewed after
 # GIMP's 200 ms debounce, which the figure leaves out (it starts when
 # the dialog queues the render).  Then, with fast preview on, a slider
-# drag: the fast mode's renders start at the change itself.  The engine
+# drag: the fast mode's renders start at the change itself.  The preview
+# shows a 400 x 400 selection inside the image, so that it is read with
+# its whole context, as bm3d-preview-bench reads it.  The engine
 # call alone is timed in the same run by bm3d-preview-bench, so that the
 # figures can be compared on a shared machine.
 #
@@ -85,7 +87,7 @@ drive ()
       sleep 0.1
     done
   fi
-  xdotool key Escape
+  xdotool key alt+o
   wait_gone
 }
 
@@ -127,15 +129,16 @@ for mode in 0 1 2 3; do
   fi
 done
 
+# A 400 x 400 selection inside the 512 x 512 image: the preview shows
+# it with its whole context around it (at the image's corner it would
+# have less).
+interactive="(t-denoise \"$work/noisy.png\" PRECISION-U8-GAMMA '(60 60 400 400)
+              RUN-INTERACTIVE 99.0 7 7 #f \"$work/out.raw\")"
 exprs=()
 for mode in $modes; do
-  exprs+=("(t-set-last-values $(saved_values 10 "$mode" 1 0))"
-          "(t-try \"$work/noisy.png\" PRECISION-U8-GAMMA RUN-INTERACTIVE
-                  99.0 7 7 \"$work/b.raw\" \"$work/a.raw\")")
+  exprs+=("(t-set-last-values $(saved_values 10 "$mode" 1 0))" "$interactive")
 done
-exprs+=("(t-set-last-values $(saved_values 10 0 1 1))"
-        "(t-try \"$work/noisy.png\" PRECISION-U8-GAMMA RUN-INTERACTIVE
-                99.0 7 7 \"$work/b.raw\" \"$work/a.raw\")")
+exprs+=("(t-set-last-values $(saved_values 10 0 1 1))" "$interactive")
 
 dialog_log=$work/dialog.log
 : > "$dialog_log"
