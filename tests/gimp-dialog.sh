@@ -133,6 +133,9 @@ inner ()
     type_sigma 10
     wait_log 'drawn .* mode=bm3d fast=0 .*sigma=10 ' \
       && cp "$work/tile" "$work/tile-10"
+    # Alt+A opens the expert options, for the screenshot.
+    xdotool key alt+a
+    sleep 1
     import -window "$window" "$work/dialog.png" 2>> "$work/driver.out" || :
     xdotool key alt+o
     wait_gone

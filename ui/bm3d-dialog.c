@@ -1461,7 +1461,9 @@ bm3d_dialog_run (gint32      drawable_id,
                  Bm3dValues *values)
 {
   Dialog      d;
-  GtkWidget  *main_vbox;
+  GtkWidget  *main_hbox;
+  GtkWidget  *preview_vbox;
+  GtkWidget  *controls_vbox;
   GtkWidget  *table;
   gint        response;
 
@@ -1502,11 +1504,18 @@ bm3d_dialog_run (gint32      drawable_id,
                                            -1);
   gimp_window_set_transient (GTK_WINDOW (d.window));
 
-  main_vbox = gtk_vbox_new (FALSE, 12);
-  gtk_container_set_border_width (GTK_CONTAINER (main_vbox), 12);
+  /* The preview and its status on the left, the controls on the right:
+   * with the expert options open the dialog still fits a laptop's
+   * screen.  */
+  main_hbox = gtk_hbox_new (FALSE, 12);
+  gtk_container_set_border_width (GTK_CONTAINER (main_hbox), 12);
   gtk_box_pack_start (GTK_BOX (gtk_dialog_get_content_area
                                (GTK_DIALOG (d.window))),
-                      main_vbox, TRUE, TRUE, 0);
+                      main_hbox, TRUE, TRUE, 0);
+  preview_vbox = gtk_vbox_new (FALSE, 12);
+  gtk_box_pack_start (GTK_BOX (main_hbox), preview_vbox, TRUE, TRUE, 0);
+  controls_vbox = gtk_vbox_new (FALSE, 12);
+  gtk_box_pack_start (GTK_BOX (main_hbox), controls_vbox, FALSE, FALSE, 0);
 
   /* GimpPreview sizes its area from the "size" style property.  */
   gtk_rc_parse_string ("style \"bm3d-denoise-preview\"\n"
@@ -1516,7 +1525,7 @@ bm3d_dialog_run (gint32      drawable_id,
                        "style : highest \"bm3d-denoise-preview\"\n");
   d.preview = gimp_drawable_preview_new_from_drawable_id (drawable_id);
   gtk_widget_set_name (d.preview, "bm3d-denoise-preview");
-  gtk_box_pack_start (GTK_BOX (main_vbox), d.preview, TRUE, TRUE, 0);
+  gtk_box_pack_start (GTK_BOX (preview_vbox), d.preview, TRUE, TRUE, 0);
   g_signal_connect_swapped (d.preview, "invalidated",
                             G_CALLBACK (preview_invalidated), &d);
   preview_toggle_tooltip (GIMP_PREVIEW (d.preview));
@@ -1529,12 +1538,12 @@ bm3d_dialog_run (gint32      drawable_id,
   gimp_label_set_attributes (GTK_LABEL (d.status),
                              PANGO_ATTR_SCALE, PANGO_SCALE_SMALL, -1);
   status_reserve_lines (d.status, STATUS_LINES);
-  gtk_box_pack_start (GTK_BOX (main_vbox), d.status, FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (preview_vbox), d.status, FALSE, FALSE, 0);
 
   table = gtk_table_new (4, 4, FALSE);
   gtk_table_set_col_spacings (GTK_TABLE (table), 6);
   gtk_table_set_row_spacings (GTK_TABLE (table), 6);
-  gtk_box_pack_start (GTK_BOX (main_vbox), table, FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (controls_vbox), table, FALSE, FALSE, 0);
 
   d.sigma_adj = gimp_scale_entry_new (GTK_TABLE (table), 0, 0,
                                       _("_Noise level (sigma):"),
@@ -1604,7 +1613,7 @@ bm3d_dialog_run (gint32      drawable_id,
   gtk_table_attach (GTK_TABLE (table), d.fast_toggle, 0, 4, 3, 4,
                     GTK_FILL, GTK_FILL, 0, 0);
 
-  gtk_box_pack_start (GTK_BOX (main_vbox), advanced_new (&d), FALSE, FALSE,
+  gtk_box_pack_start (GTK_BOX (controls_vbox), advanced_new (&d), FALSE, FALSE,
                       0);
   advanced_sensitivity (&d);
 
