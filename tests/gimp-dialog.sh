@@ -4,7 +4,8 @@
 #     a noise level typed into its spin button, and OK gives the pixels
 #     of the non-interactive call at that level, which are also saved
 #     for RUN-WITH-LAST-VALS; the preview tile equals the final result
-#     on its area (within one 8-bit level);
+#     on its area (within one 8-bit level), the screen shows it, and the
+#     original with Preview off;
 #  2. a slider drag of 20 steps: every step answered within 50 ms
 #     (the age of the X event when the dialog handled it, logged by the
 #     dialog), the fast mode shown while it moves, the chosen mode
@@ -116,6 +117,19 @@ drag_slider ()
   xdotool mouseup 2
 }
 
+# screen_shot FILE: the preview area's pixels, as on the screen.
+screen_shot ()
+{
+  local geometry x y w h
+  geometry=$(session_log | grep -m 1 'geometry preview ')
+  x=$(echo "$geometry" | sed 's/.* x=\([0-9]*\).*/\1/')
+  y=$(echo "$geometry" | sed 's/.* y=\([0-9]*\).*/\1/')
+  w=$(echo "$geometry" | sed 's/.* width=\([0-9]*\).*/\1/')
+  h=$(echo "$geometry" | sed 's/.* height=\([0-9]*\).*/\1/')
+  import -window root -crop "${w}x${h}+${x}+${y}" +repage "$1" \
+    2>> "$work/driver.out" || :
+}
+
 inner ()
 {
   local log=$1 gimp_pid window
@@ -133,6 +147,13 @@ inner ()
     type_sigma 10
     wait_log 'drawn .* mode=bm3d fast=0 .*sigma=10 ' \
       && cp "$work/tile" "$work/tile-10"
+    # What the preview area shows, with Preview on, then off (Alt+P).
+    sleep 0.5
+    screen_shot "$work/screen-on.png"
+    xdotool key alt+p
+    sleep 1
+    screen_shot "$work/screen-off.png"
+    xdotool key alt+p
     # Alt+A opens the expert options, for the screenshot.
     xdotool key alt+a
     sleep 1
@@ -283,6 +304,12 @@ check "the dialog's values were saved for RUN-WITH-LAST-VALS" \
   cmp "$work/last.raw" "$work/typed.raw"
 check "the preview tile equals the final result on its area" \
   "$pixels" tile-matches "$work/tile-10" "$work/interactive.raw" $geometry
+"$pixels" crop "$noisy" "$work/original-400.png" 0 0 400 400 || exit 1
+check "with Preview on, the screen shows the tile" \
+  "$pixels" tile-matches "$work/tile-10" "$work/screen-on.png" -
+check "with Preview off, the screen shows the original" \
+  test "$("$pixels" psnr "$work/original-400.png" "$work/screen-off.png")" \
+       = 999.0000
 check "a screenshot of the dialog was taken" test -s "$work/dialog.png"
 if test -n "${BM3D_DIALOG_SCREENSHOT:-}" && test -s "$work/dialog.png"; then
   cp "$work/dialog.png" "$BM3D_DIALOG_SCREENSHOT"

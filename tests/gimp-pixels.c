@@ -16,12 +16,13 @@
  *   gimp-pixels same-alpha BEFORE.raw AFTER.raw GEOMETRY
  *   gimp-pixels same-alpha BEFORE.png AFTER.png
  *   gimp-pixels same-outside BEFORE.raw AFTER.raw GEOMETRY X Y W H
- *   gimp-pixels tile-matches TILE RESULT.raw GEOMETRY [LEVELS]
+ *   gimp-pixels tile-matches TILE RESULT.raw|RESULT.png GEOMETRY [LEVELS]
  *
  * tile-matches reads a preview tile the dialog wrote (BM3D_DIALOG_TILE:
  * a "BM3D-TILE x=.. y=.. width=.. height=.. channels=.." line, then
- * 8-bit pixels) and checks that the 8-bit RESULT holds the same pixels
- * there, each sample within LEVELS (default 1).
+ * 8-bit pixels) and checks that the 8-bit RESULT (a raw dump, or a PNG
+ * such as a screenshot, whose GEOMETRY is then ignored) holds the same
+ * pixels there, each sample within LEVELS (default 1).
  *
  * GEOMETRY is WIDTHxHEIGHTxCHANNELSxTYPE, TYPE one of u8, u16, f32 (the
  * machine's byte order, as GIMP's raw export writes it), e.g. 96x64x4xf32.
@@ -424,7 +425,7 @@ cmd_tile_matches (int argc, char **argv)
 
   if (argc != 5 && argc != 6)
     die ("%s", "tile-matches TILE RESULT.raw GEOMETRY [LEVELS]");
-  raw_load (argv[3], argv[4], &result);
+  load_any (argv[3], argv[4], &result);
   if (result.type != SAMPLE_U8)
     die ("%s", "tile-matches compares 8-bit results");
   f = fopen (argv[2], "rb");
