@@ -9,6 +9,10 @@ top=$(pwd)
 
 packages="gimp libgimp2.0-dev autoconf automake autopoint libtool pkg-config
 make gcc g++ gettext libpng-dev libjpeg62-turbo-dev libtiff-dev python3"
+# The dialog's tests run GIMP under a virtual display and drive it with
+# xdotool; without these `make check` skips them.
+packages="$packages xvfb xauth xdotool x11-utils imagemagick
+gtk2-engines-pixbuf dbus"
 
 install_packages () {
   local sudo=

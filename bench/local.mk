@@ -29,3 +29,11 @@ bench_bm3d_batch_photos_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
 bench_bm3d_batch_photos_LDADD = $(IMAGE_IO_LIBS) gpu/libbm3d.a $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
 EXTRA_DIST += bench/batch-bench.sh
+
+# The engine call of the dialog's preview, per mode and backend (no GIMP).
+noinst_PROGRAMS += bench/bm3d-preview-bench
+bench_bm3d_preview_bench_SOURCES = bench/preview-bench.c cli/util.c cli/util.h
+bench_bm3d_preview_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+bench_bm3d_preview_bench_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
+	$(OPENMP_CFLAGS) -lm
+EXTRA_DIST += bench/dialog-latency.sh

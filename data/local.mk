@@ -16,6 +16,7 @@ endif
 EXTRA_DIST += \
 	data/bm3d-denoise-batch.scm \
 	data/sample.png \
+	data/dialog.png \
 	data/LICENSE-images.md \
 	data/demo.sh \
 	data/bm3d-slurm-array.sh

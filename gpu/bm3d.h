@@ -158,6 +158,23 @@ bm3d_status  bm3d_estimate_sigma (const bm3d_image  *in,
                                   float             *sigma,
                                   bm3d_report       *report);
 
+/* The context a call needs around an area to denoise it as it would be
+ * denoised inside a larger image: `*margin` pixels on each side (the
+ * overlap the engine gives its own tiles for this mode, sigma and
+ * options), and an `*align` that the context's origin must keep, in
+ * the larger image's coordinates, so that BM3D's grid of reference
+ * patches falls where it falls there.  A preview reads its area plus
+ * this context and matches the final run to within rounding.  Returns
+ * BM3D_OK, or the error bm3d_denoise () would give for these
+ * parameters (with a message in `report` when non-NULL).
+ * `colour_channels` is 1 for gray or 3 for RGB, alpha not counted: some
+ * modes' defaults differ between the two.  */
+bm3d_status  bm3d_context_margin (const bm3d_params *params,
+                                  int                colour_channels,
+                                  int               *margin,
+                                  int               *align,
+                                  bm3d_report       *report);
+
 /* A short, fixed English description of a status.  */
 const char  *bm3d_status_string (bm3d_status status);
 

@@ -686,6 +686,56 @@ bm3d_denoise (const bm3d_image *in, bm3d_image *out,
   return status;
 }
 
+bm3d_status
+bm3d_context_margin (const bm3d_params *params, int colour_channels,
+                     int *margin, int *align, bm3d_report *report)
+{
+  bm3d_report scratch;
+  bm3d_job job;
+  bm3d_status status;
+
+  if (!report)
+    report = &scratch;
+  memset (report, 0, sizeof *report);
+  bm3d_job_init (&job, params, report);
+  if (!params || !margin || !align)
+    {
+      bm3d_job_message (&job, "parameters are missing");
+      return BM3D_ERR_INVALID_ARGUMENT;
+    }
+  if (!isfinite (params->sigma) || params->sigma <= BM3D_SIGMA_MIN_EXCLUSIVE
+      || params->sigma > BM3D_SIGMA_MAX)
+    {
+      bm3d_job_message (&job, "sigma must be a number above 0 and at most "
+                        "255 (got %g)", (double) params->sigma);
+      return BM3D_ERR_INVALID_SIGMA;
+    }
+  if ((unsigned) params->mode > BM3D_MODE_ISOLINE)
+    {
+      bm3d_job_message (&job, "unknown mode %d", (int) params->mode);
+      return BM3D_ERR_INVALID_ARGUMENT;
+    }
+  if (colour_channels != 1 && colour_channels != 3)
+    {
+      bm3d_job_message (&job, "colour channels must be 1 or 3 (got %d)",
+                        colour_channels);
+      return BM3D_ERR_INVALID_ARGUMENT;
+    }
+
+  /* What bm3d_denoise () would set up for such an image, without one.  */
+  job.algorithm = &algorithms[params->mode];
+  job.colour_space = job.algorithm->colour_space;
+  job.channels = colour_channels;
+  for (int c = 0; c < colour_channels; c++)
+    job.sigma[c] = params->sigma;
+  status = job.algorithm->setup (&job);
+  if (status != BM3D_OK)
+    return status;
+  *margin = job.margin;
+  *align = job.align > 0 ? job.align : 1;
+  return BM3D_OK;
+}
+
 /* ---- noise estimation ------------------------------------------------ */
 
 bm3d_status

@@ -27,29 +27,20 @@
 #include "bm3d.h"
 #include "bm3d-intl.h"
 #include "bm3d-values.h"
+#include "bm3d-render.h"
 #include "bm3d-dialog.h"
-
-/* Pixels read around the area being denoised, so that block matching
- * near its edges sees real neighbours instead of mirrored ones; the same
- * overlap the engine gives its own tiles.  */
-#define CONTEXT_MARGIN  48
 
 /* The final run denoises the selection this many rows at a time, so
  * that memory follows the image's width, not its area.  The environment
  * variable BM3D_STRIP_ROWS overrides it (tests use small strips).  */
 #define STRIP_ROWS      1024
 
-#define BM3D_GIMP_ERROR (g_quark_from_static_string ("bm3d-denoise-gimp-error"))
+/* An estimate below this (a clean or synthetic image) is raised to it:
+ * the engine needs a positive sigma, and this one changes nothing
+ * visible.  */
+#define ESTIMATE_FLOOR  0.1
 
-/* How the drawable's pixels travel to the engine: always float, always
- * in the perceptual (gamma) encoding, whatever the image precision.  */
-typedef struct
-{
-  const Babl *format;      /* float, what the engine sees        */
-  const Babl *format_u8;   /* 8-bit, what the preview draws      */
-  gint        channels;
-  gboolean    has_alpha;
-} PixelLayout;
+#define BM3D_GIMP_ERROR (g_quark_from_static_string ("bm3d-denoise-gimp-error"))
 
 /* The engine reports each strip's fraction; GIMP shows the whole run's.  */
 typedef struct
@@ -69,7 +60,6 @@ static void      run              (const gchar       *name,
 
 static gboolean  denoise_drawable (gint32             drawable_id,
                                    const Bm3dValues  *vals,
-                                   GimpPreview       *preview,
                                    GimpRunMode        run_mode,
                                    GError           **error);
 
@@ -129,9 +119,10 @@ query (void)
                                      "denoise (RGB or grayscale)" },
     { GIMP_PDB_FLOAT,    "sigma",    "Noise level: the standard deviation of "
                                      "the noise on a 0..255 scale whatever "
-                                     "the image precision (0 < sigma <= 255; "
-                                     "0 = estimate from the image, not "
-                                     "available yet)" },
+                                     "the image precision (0 < sigma <= 255), "
+                                     "or 0: estimate it from the image "
+                                     "(the middle of the selection, at "
+                                     "most 1024 x 1024 pixels) first" },
     { GIMP_PDB_INT32,    "mode",     "Method { BM3D, two phases, CBM3D for "
                                      "colour (0), BM3D first phase only (1), "
                                      "non-local means (2), isoline (3) }" },
@@ -176,20 +167,29 @@ query (void)
 
 /* ---- parameters ------------------------------------------------------ */
 
-static void
-values_set_defaults (Bm3dValues *vals)
+void
+bm3d_values_set_defaults (Bm3dValues *vals)
 {
   memset (vals, 0, sizeof *vals);
   vals->version = BM3D_VALUES_VERSION;
   vals->sigma = BM3D_VALUES_SIGMA_DEFAULT;
   vals->mode = BM3D_VALUES_MODE_DEFAULT;
   vals->backend = BM3D_VALUES_BACKEND_DEFAULT;
+  vals->fast_preview = TRUE;
+  /* The expert options stay 0: the published defaults.  */
 }
 
-/* Returns NULL when `vals` can be run, else a message naming the bad
- * parameter and its allowed range.  */
-static gchar *
-values_check (const Bm3dValues *vals)
+static gboolean
+power_of_two (gint v)
+{
+  return v > 0 && (v & (v - 1)) == 0;
+}
+
+/* NULL when `vals` can be run, else a message naming the bad parameter
+ * and its allowed range.  The expert options only come from saved
+ * values, which may be damaged: they are checked all the same.  */
+gchar *
+bm3d_values_check (const Bm3dValues *vals)
 {
   if (! isfinite (vals->sigma)
       || vals->sigma < BM3D_VALUES_SIGMA_MIN
@@ -197,11 +197,6 @@ values_check (const Bm3dValues *vals)
     return g_strdup_printf (_("sigma must be a number from 0 to 255 (the "
                               "noise level on a 0..255 scale); got %g"),
                             vals->sigma);
-
-  if (vals->sigma == 0.0)
-    return g_strdup (_("sigma 0 (estimate the noise level from the image) "
-                       "is not available yet; give the noise level, above "
-                       "0 and at most 255"));
 
   if (vals->mode < BM3D_VALUES_MODE_MIN || vals->mode > BM3D_VALUES_MODE_MAX)
     return g_strdup_printf (_("mode must be 0 (BM3D), 1 (BM3D first phase "
@@ -212,6 +207,28 @@ values_check (const Bm3dValues *vals)
       || vals->backend > BM3D_VALUES_BACKEND_MAX)
     return g_strdup_printf (_("backend must be 0 (automatic), 1 (CPU) or "
                               "2 (CUDA); got %d"), vals->backend);
+
+  if ((vals->fast_preview != 0 && vals->fast_preview != 1)
+      || (vals->search != 0
+          && (vals->search < BM3D_VALUES_SEARCH_MIN
+              || vals->search > BM3D_VALUES_SEARCH_MAX
+              || vals->search % 2 == 0))
+      || (vals->group_max_hard != 0
+          && (! power_of_two (vals->group_max_hard)
+              || vals->group_max_hard > BM3D_VALUES_GROUP_MAX))
+      || (vals->group_max_wiener != 0
+          && (! power_of_two (vals->group_max_wiener)
+              || vals->group_max_wiener > BM3D_VALUES_GROUP_MAX))
+      || vals->step < 0 || vals->step > BM3D_VALUES_STEP_MAX
+      || ! isfinite (vals->lambda_3d)
+      || (vals->lambda_3d != 0.0f
+          && (vals->lambda_3d < BM3D_VALUES_LAMBDA_MIN
+              || vals->lambda_3d > BM3D_VALUES_LAMBDA_MAX))
+      || ! isfinite (vals->chroma_scale)
+      || (vals->chroma_scale != 0.0f
+          && (vals->chroma_scale < BM3D_VALUES_CHROMA_MIN
+              || vals->chroma_scale > BM3D_VALUES_CHROMA_MAX)))
+    return g_strdup (_("the saved expert options are out of range"));
 
   return NULL;
 }
@@ -224,7 +241,7 @@ values_load_last (Bm3dValues *vals)
   Bm3dValues saved;
   gchar     *problem;
 
-  values_set_defaults (vals);
+  bm3d_values_set_defaults (vals);
 
   if (gimp_get_data_size (PLUG_IN_PROC) != sizeof saved)
     return;
@@ -233,115 +250,13 @@ values_load_last (Bm3dValues *vals)
   if (saved.version != BM3D_VALUES_VERSION)
     return;
 
-  problem = values_check (&saved);
+  problem = bm3d_values_check (&saved);
   if (problem)
     {
       g_free (problem);
       return;
     }
   *vals = saved;
-}
-
-/* ---- pixels ---------------------------------------------------------- */
-
-static void
-pixel_layout_for (gint32 drawable_id, PixelLayout *layout)
-{
-  /* Layer masks and channels are gray whatever the image.  */
-  gboolean rgb = (gimp_drawable_is_rgb (drawable_id)
-                  && ! gimp_item_is_channel (drawable_id));
-
-  layout->has_alpha = gimp_drawable_has_alpha (drawable_id);
-  if (rgb)
-    {
-      layout->format = babl_format (layout->has_alpha ? "R'G'B'A float"
-                                                      : "R'G'B' float");
-      layout->format_u8 = babl_format (layout->has_alpha ? "R'G'B'A u8"
-                                                         : "R'G'B' u8");
-      layout->channels = layout->has_alpha ? 4 : 3;
-    }
-  else
-    {
-      layout->format = babl_format (layout->has_alpha ? "Y'A float"
-                                                      : "Y' float");
-      layout->format_u8 = babl_format (layout->has_alpha ? "Y'A u8"
-                                                         : "Y' u8");
-      layout->channels = layout->has_alpha ? 2 : 1;
-    }
-}
-
-/* The area to change: the preview's visible part, or the selection's
- * bounds within the drawable.  FALSE when there is nothing to do.  */
-static gboolean
-area_to_denoise (gint32         drawable_id,
-                 GimpPreview   *preview,
-                 GeglRectangle *core)
-{
-  if (preview)
-    {
-      gimp_preview_get_position (preview, &core->x, &core->y);
-      gimp_preview_get_size (preview, &core->width, &core->height);
-      return core->width > 0 && core->height > 0;
-    }
-
-  return gimp_drawable_mask_intersect (drawable_id, &core->x, &core->y,
-                                       &core->width, &core->height);
-}
-
-static void
-area_with_context (const GeglRectangle *bounds,
-                   const GeglRectangle *core,
-                   GeglRectangle       *context)
-{
-  gint x0 = MAX (core->x - CONTEXT_MARGIN, bounds->x);
-  gint y0 = MAX (core->y - CONTEXT_MARGIN, bounds->y);
-  gint x1 = MIN (core->x + core->width + CONTEXT_MARGIN,
-                 bounds->x + bounds->width);
-  gint y1 = MIN (core->y + core->height + CONTEXT_MARGIN,
-                 bounds->y + bounds->height);
-
-  context->x = x0;
-  context->y = y0;
-  context->width = x1 - x0;
-  context->height = y1 - y0;
-}
-
-/* Colour channels between GEGL's 0..1 and the engine's 0..255.  Alpha is
- * never touched, so it leaves exactly as it came.  */
-static void
-scale_colour (gfloat            *data,
-              gsize              pixels,
-              const PixelLayout *layout,
-              gfloat             factor,
-              gboolean           divide)
-{
-  gint colour = layout->channels - (layout->has_alpha ? 1 : 0);
-  gsize p;
-  gint c;
-
-  for (p = 0; p < pixels; p++, data += layout->channels)
-    for (c = 0; c < colour; c++)
-      data[c] = divide ? data[c] / factor : data[c] * factor;
-}
-
-static void
-draw_to_preview (GimpPreview         *preview,
-                 const PixelLayout   *layout,
-                 const gfloat        *first,
-                 gsize                rowstride,
-                 const GeglRectangle *core)
-{
-  const Babl *fish = babl_fish (layout->format, layout->format_u8);
-  gsize       row_u8 = (gsize) core->width * layout->channels;
-  guchar     *buf = g_new (guchar, row_u8 * core->height);
-  gint        y;
-
-  for (y = 0; y < core->height; y++)
-    babl_process (fish, (const gchar *) first + y * rowstride,
-                  buf + y * row_u8, core->width);
-
-  gimp_preview_draw_buffer (preview, buf, row_u8);
-  g_free (buf);
 }
 
 /* ---- the engine ------------------------------------------------------ */
@@ -365,40 +280,10 @@ progress_update (double fraction, void *data)
   return 0;
 }
 
-static gchar *
-engine_error_message (bm3d_status        status,
-                      const bm3d_report *report,
-                      const Bm3dValues  *vals)
-{
-  const gchar *detail = report->message[0] ? report->message
-                                           : bm3d_status_string (status);
-
-  switch (status)
-    {
-    case BM3D_ERR_NOT_IMPLEMENTED:
-      return g_strdup_printf (_("The mode “%s” is not implemented yet; "
-                                "choose BM3D (mode 0) or BM3D first phase "
-                                "only (mode 1)"),
-                              bm3d_values_mode_label (vals->mode));
-    case BM3D_ERR_BACKEND_UNAVAILABLE:
-      return g_strdup_printf (_("The CUDA backend cannot be used (%s); "
-                                "choose the automatic or the CPU backend"),
-                              detail);
-    case BM3D_ERR_OUT_OF_MEMORY:
-      return g_strdup_printf (_("Not enough memory to denoise this area "
-                                "(%s); select a smaller part of the image"),
-                              detail);
-    case BM3D_ERR_CANCELLED:
-      return g_strdup (_("Denoising was cancelled"));
-    default:
-      return g_strdup_printf (_("Denoising failed: %s"), detail);
-    }
-}
-
 /* The engine falling back from CUDA to the CPU is worth one notice per
- * run, not one per preview update.  A dialog box only when the GPU was
- * tried and failed: a machine without one is told on stderr, not
- * interrupted on every run.  */
+ * run, not one per strip.  A dialog box only when the GPU was tried and
+ * failed: a machine without one is told on stderr, not interrupted on
+ * every run.  */
 static void
 note_fall_back (const bm3d_report *report,
                 GimpRunMode        run_mode)
@@ -417,78 +302,6 @@ note_fall_back (const bm3d_report *report,
                  "instead.\n%s"), report->message);
 }
 
-/* Denoises `core` of `source`, read with up to CONTEXT_MARGIN pixels
- * of context around it, into `out`, a new float image of that context
- * area on GEGL's 0..1 scale; `core_start` points at the core's first
- * pixel in it.  Memory held: `out` and one more copy for the input,
- * plus the engine's own buffers during the call.  When CUDA failed and
- * the CPU took over, `params` keeps the CPU for the calls that follow.  */
-static gboolean
-denoise_area (GeglBuffer           *source,
-              const PixelLayout    *layout,
-              const GeglRectangle  *core,
-              bm3d_params          *params,
-              const Bm3dValues     *vals,
-              GimpRunMode           run_mode,
-              bm3d_image           *out,
-              const gfloat        **core_start,
-              GError              **error)
-{
-  GeglRectangle  context;
-  bm3d_image     in;
-  bm3d_report    report;
-  bm3d_status    status;
-  gsize          pixels;
-
-  area_with_context (gegl_buffer_get_extent (source), core, &context);
-  pixels = (gsize) context.width * context.height;
-
-  memset (&in, 0, sizeof in);
-  in.width = context.width;
-  in.height = context.height;
-  in.channels = layout->channels;
-  in.has_alpha = layout->has_alpha;
-  in.stride = (size_t) context.width * layout->channels;
-  *out = in;
-  in.data = g_try_new (gfloat, pixels * layout->channels);
-  out->data = g_try_new (gfloat, pixels * layout->channels);
-  if (! in.data || ! out->data)
-    {
-      g_free (in.data);
-      g_clear_pointer (&out->data, g_free);
-      g_set_error (error, BM3D_GIMP_ERROR, 0,
-                   _("Not enough memory to denoise a %d × %d area; select "
-                     "a smaller part of the image"),
-                   context.width, context.height);
-      return FALSE;
-    }
-
-  gegl_buffer_get (source, &context, 1.0, layout->format, in.data,
-                   GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
-  scale_colour (in.data, pixels, layout, 255.0f, FALSE);
-
-  status = bm3d_denoise (&in, out, params, &report);
-  g_free (in.data);
-
-  if (status != BM3D_OK)
-    {
-      gchar *message = engine_error_message (status, &report, vals);
-
-      g_set_error_literal (error, BM3D_GIMP_ERROR, status, message);
-      g_free (message);
-      g_clear_pointer (&out->data, g_free);
-      return FALSE;
-    }
-  note_fall_back (&report, run_mode);
-  if (report.fell_back)
-    params->backend = BM3D_BACKEND_CPU;
-
-  scale_colour (out->data, pixels, layout, 255.0f, TRUE);
-  *core_start = out->data + (gsize) (core->y - context.y) * out->stride
-                + (gsize) (core->x - context.x) * layout->channels;
-  return TRUE;
-}
-
 static gint
 strip_rows (void)
 {
@@ -498,19 +311,53 @@ strip_rows (void)
   return n > 0 && n <= G_MAXINT ? (gint) n : STRIP_ROWS;
 }
 
+/* Sigma 0: the noise level of the middle of `area`, at most
+ * BM3D_ESTIMATE_SIDE a side, so that a huge selection costs no more.
+ * The dialog's Estimate button measures the same sample.  */
+static gboolean
+estimate_sigma (GeglBuffer          *source,
+                const Bm3dLayout    *layout,
+                const GeglRectangle *area,
+                bm3d_params         *params,
+                GError             **error)
+{
+  GeglRectangle  sample_rect;
+  Bm3dPixels    *sample;
+  bm3d_report    report;
+  gfloat         sigma;
+  gboolean       ok;
+
+  bm3d_estimate_rect (area, &sample_rect);
+  sample = bm3d_pixels_read (source, layout, &sample_rect, error);
+  if (! sample)
+    return FALSE;
+  ok = bm3d_render_estimate (sample, params, &sigma, &report, NULL, error);
+  bm3d_pixels_unref (sample);
+  if (! ok)
+    return FALSE;
+
+  params->sigma = MAX (sigma, (gfloat) ESTIMATE_FLOOR);
+  /* All nine digits: the same call with this sigma gives the same
+   * pixels.  */
+  g_printerr ("%s: estimated noise level (sigma) %.9g\n", PLUG_IN_PROC,
+              (double) params->sigma);
+  return TRUE;
+}
+
 /* The final run: `area` in strips of strip_rows () rows, each read with
- * its own context, so memory stays at about
+ * the context the engine needs around it (bm3d_context_for), so memory
+ * stays at about
  *   2 x (width + 96) x (rows + 96) x channels x 4 bytes
  * here, plus the engine's buffers for one strip, whatever the height.
+ * Each strip goes through bm3d_render_area (), as the preview does.
  * Results gather in the shadow buffer, merged only once every strip has
  * succeeded: after any error the drawable stays as it was.  */
 static gboolean
 denoise_in_strips (gint32               drawable_id,
                    GeglBuffer          *source,
-                   const PixelLayout   *layout,
+                   const Bm3dLayout    *layout,
                    const GeglRectangle *area,
                    bm3d_params         *params,
-                   const Bm3dValues    *vals,
                    GimpRunMode          run_mode,
                    GError             **error)
 {
@@ -526,22 +373,34 @@ denoise_in_strips (gint32               drawable_id,
 
   for (strip.y = area->y; ok && strip.y < end; strip.y += rows)
     {
-      bm3d_image    out;
-      const gfloat *core_start;
+      GeglRectangle  context;
+      Bm3dPixels    *input = NULL;
+      Bm3dPixels    *output = NULL;
+      bm3d_report    report;
 
       strip.height = MIN (rows, end - strip.y);
       progress.base = (gdouble) (strip.y - area->y) / area->height;
       progress.share = (gdouble) strip.height / area->height;
 
-      ok = denoise_area (source, layout, &strip, params, vals, run_mode,
-                         &out, &core_start, error);
+      ok = (bm3d_context_for (gegl_buffer_get_extent (source), &strip,
+                              layout->channels - (layout->has_alpha ? 1 : 0),
+                              params, &context, error)
+            && (input = bm3d_pixels_read (source, layout, &context, error))
+            && bm3d_render_area (input, &strip, params, &output, &report,
+                                 NULL, error));
+      bm3d_pixels_unref (input);
       if (ok)
         {
-          gegl_buffer_set (shadow, &strip, 0, layout->format, core_start,
-                           out.stride * sizeof (gfloat));
+          note_fall_back (&report, run_mode);
+          /* Once CUDA failed, the CPU takes the strips that follow.  */
+          if (report.fell_back)
+            params->backend = BM3D_BACKEND_CPU;
+          gegl_buffer_set (shadow, &strip, 0, layout->format,
+                           bm3d_pixels_at (output, strip.x, strip.y),
+                           bm3d_pixels_rowstride (output));
           /* Send the strip to GIMP now rather than keep it here.  */
           gegl_buffer_flush (shadow);
-          g_free (out.data);
+          bm3d_pixels_unref (output);
         }
     }
   g_object_unref (shadow);
@@ -559,71 +418,49 @@ denoise_in_strips (gint32               drawable_id,
   return TRUE;
 }
 
-/* Denoises the selected part of the drawable, or, with a preview, the
- * part the preview shows in one piece: the same denoise_area (), so
- * the preview tells the truth.  */
+/* Denoises the selected part of the drawable (its bounds; GIMP blends
+ * through the mask), estimating sigma first when it is 0.  */
 static gboolean
 denoise_drawable (gint32             drawable_id,
                   const Bm3dValues  *vals,
-                  GimpPreview       *preview,
                   GimpRunMode        run_mode,
                   GError           **error)
 {
-  PixelLayout    layout;
+  Bm3dLayout     layout;
   GeglRectangle  area;
   GeglBuffer    *source;
   bm3d_params    params;
-  bm3d_image     out;
-  const gfloat  *core_start;
-  gboolean       ok;
+  gboolean       ok = TRUE;
 
-  if (! area_to_denoise (drawable_id, preview, &area))
+  if (! gimp_drawable_mask_intersect (drawable_id, &area.x, &area.y,
+                                      &area.width, &area.height))
     return TRUE;
 
-  pixel_layout_for (drawable_id, &layout);
-  bm3d_params_init (&params);
-  params.sigma = (float) vals->sigma;
-  params.mode = (bm3d_mode) vals->mode;
-  params.backend = (bm3d_backend) vals->backend;
+  bm3d_layout_for (drawable_id, &layout);
+  bm3d_values_to_params (vals, &params);
   source = gimp_drawable_get_buffer (drawable_id);
 
-  if (preview)
-    {
-      ok = denoise_area (source, &layout, &area, &params, vals, run_mode,
-                         &out, &core_start, error);
-      if (ok)
-        {
-          draw_to_preview (preview, &layout, core_start,
-                           out.stride * sizeof (gfloat), &area);
-          g_free (out.data);
-        }
-    }
-  else
+  if (vals->sigma == 0.0)
+    ok = estimate_sigma (source, &layout, &area, &params, error);
+  if (ok)
     ok = denoise_in_strips (drawable_id, source, &layout, &area, &params,
-                            vals, run_mode, error);
+                            run_mode, error);
 
   g_object_unref (source);
   return ok;
 }
 
-static gchar *
-render_preview (gint32            drawable_id,
-                const Bm3dValues *vals,
-                GimpPreview      *preview)
-{
-  GError *error = NULL;
-  gchar  *message;
-
-  if (denoise_drawable (drawable_id, vals, preview, GIMP_RUN_INTERACTIVE,
-                        &error))
-    return NULL;
-
-  message = g_strdup (error->message);
-  g_error_free (error);
-  return message;
-}
-
 /* ---- run ------------------------------------------------------------- */
+
+/* The catalogues' folder; BM3D_DENOISE_LOCALEDIR points the tests at the
+ * build's own, before they are installed.  */
+static const gchar *
+locale_dir (void)
+{
+  const gchar *dir = g_getenv ("BM3D_DENOISE_LOCALEDIR");
+
+  return dir && *dir ? dir : PLUGIN_LOCALEDIR;
+}
 
 static void
 set_error_return (GimpParam         *values,
@@ -657,7 +494,7 @@ run (const gchar      *name,
   gchar            *problem = NULL;
   GError           *error = NULL;
 
-  bindtextdomain (GETTEXT_PACKAGE, PLUGIN_LOCALEDIR);
+  bindtextdomain (GETTEXT_PACKAGE, locale_dir ());
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 
@@ -682,11 +519,11 @@ run (const gchar      *name,
                               "backend"));
           return;
         }
-      values_set_defaults (&vals);
+      bm3d_values_set_defaults (&vals);
       vals.sigma = param[3].data.d_float;
       vals.mode = param[4].data.d_int32;
       vals.backend = param[5].data.d_int32;
-      problem = values_check (&vals);
+      problem = bm3d_values_check (&vals);
       if (problem)
         {
           set_error_return (values, nreturn_vals, GIMP_PDB_CALLING_ERROR,
@@ -727,7 +564,7 @@ run (const gchar      *name,
                             "layer inside it"));
     }
   else if (run_mode == GIMP_RUN_INTERACTIVE
-           && ! bm3d_dialog_run (drawable_id, &vals, render_preview))
+           && ! bm3d_dialog_run (drawable_id, &vals))
     {
       values[0].data.d_status = GIMP_PDB_CANCEL;
       return;
@@ -735,7 +572,7 @@ run (const gchar      *name,
   else
     {
       gimp_progress_init (_("BM3D denoising"));
-      if (denoise_drawable (drawable_id, &vals, NULL, run_mode, &error))
+      if (denoise_drawable (drawable_id, &vals, run_mode, &error))
         {
           gimp_progress_update (1.0);
           if (run_mode != GIMP_RUN_NONINTERACTIVE)

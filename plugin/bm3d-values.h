@@ -26,7 +26,7 @@
 
 /* Each parameter's range and default sit together, so the PDB
  * description, the validation and the dialog cannot disagree.  */
-#define BM3D_VALUES_SIGMA_MIN       0.0    /* 0 = estimate (not yet)      */
+#define BM3D_VALUES_SIGMA_MIN       0.0    /* 0 = estimate from the image */
 #define BM3D_VALUES_SIGMA_MAX       255.0
 #define BM3D_VALUES_SIGMA_DEFAULT   25.0
 #define BM3D_VALUES_MODE_MIN        0      /* BM3D_MODE_BM3D              */
@@ -36,22 +36,50 @@
 #define BM3D_VALUES_BACKEND_MAX     2      /* BM3D_BACKEND_CUDA           */
 #define BM3D_VALUES_BACKEND_DEFAULT 0
 
-/* Bump when the layout or meaning of Bm3dValues changes: values saved
- * by another version are then ignored instead of misread.  */
-#define BM3D_VALUES_VERSION  1
+/* The expert options of the BM3D modes (bm3d_bm3d_options): 0 is the
+ * published default, which follows sigma.  */
+#define BM3D_VALUES_SEARCH_MIN      9      /* odd                         */
+#define BM3D_VALUES_SEARCH_MAX      75
+#define BM3D_VALUES_GROUP_MAX       32     /* powers of two from 1        */
+#define BM3D_VALUES_STEP_MAX        8      /* from 1                      */
+#define BM3D_VALUES_LAMBDA_MIN      1.0
+#define BM3D_VALUES_LAMBDA_MAX      5.0
+#define BM3D_VALUES_CHROMA_MIN      0.25
+#define BM3D_VALUES_CHROMA_MAX      4.0
 
-/* Saved between runs with gimp_set_data () as raw bytes (24, no
- * implicit padding): version, mode, backend, reserved, sigma.  */
+/* Bump when the layout or meaning of Bm3dValues changes: values saved
+ * by another version are then ignored instead of misread.  Version 1
+ * (24 bytes) had no expert options.  */
+#define BM3D_VALUES_VERSION  2
+
+/* Saved between runs with gimp_set_data () as raw bytes: 48, every
+ * field at a multiple of its own size, so there is no implicit padding
+ * and the bytes mean the same to every build on one machine.  */
 typedef struct
 {
   guint32  version;
   gint32   mode;
   gint32   backend;
-  guint32  reserved;
-  gdouble  sigma;      /* noise deviation on the 0..255 scale */
+  gint32   fast_preview;      /* dialog: fast mode while dragging, 0/1 */
+  gdouble  sigma;             /* noise deviation on the 0..255 scale   */
+  gint32   search;            /* bm3d_bm3d_options, 0 = default        */
+  gint32   group_max_hard;
+  gint32   group_max_wiener;
+  gint32   step;
+  gfloat   lambda_3d;
+  gfloat   chroma_scale;
 } Bm3dValues;
 
-G_STATIC_ASSERT (sizeof (Bm3dValues) == 24);
+G_STATIC_ASSERT (sizeof (Bm3dValues) == 48);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (Bm3dValues, sigma) == 16);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (Bm3dValues, search) == 24);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (Bm3dValues, chroma_scale) == 44);
+
+/* Defaults, and NULL when `vals` can be run, else a newly allocated
+ * message naming the bad parameter and its allowed range
+ * (bm3d-denoise-gimp.c).  */
+void         bm3d_values_set_defaults  (Bm3dValues *vals);
+gchar       *bm3d_values_check         (const Bm3dValues *vals);
 
 /* Translated names of the choices, for the dialog and messages.  */
 const gchar *bm3d_values_mode_label    (gint32 mode);

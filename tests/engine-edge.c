@@ -1,6 +1,7 @@
 /* Edge cases through bm3d_denoise () on the CPU backend: tiny and thin
  * images, odd sizes, padded rows, constant and saturated images, extreme
- * sigmas, alpha, cancellation and invalid arguments.
+ * sigmas, alpha, cancellation and invalid arguments; the context an area
+ * needs (bm3d_context_margin) to be denoised as inside its image.
  *
  * Copyright (C) 2026 The BM3D Denoise for GIMP authors
  *
@@ -437,6 +438,121 @@ check_invalid (void)
   free (small.buffer);
 }
 
+/* bm3d_context_margin: the margins the modes' set-up gives, refusals,
+ * and the promise itself: an area read with that context, its origin
+ * aligned, denoises as it does inside the whole image.  */
+static void
+check_context (void)
+{
+  bm3d_params params;
+  bm3d_report report;
+  bm3d_status status;
+  int margin = -1, align = -1;
+  static const int modes[] = { BM3D_MODE_BM3D_FAST, BM3D_MODE_BM3D };
+  /* First phase: the same arithmetic up to summation order; two phases:
+   * the Wiener phase sees a basic estimate that differs near the far
+   * edge of the context, by less than one 8-bit level.  */
+  static const double tolerance[] = { 0.01, 1.0 };
+
+  bm3d_params_init (&params);
+  status = bm3d_context_margin (&params, 3, &margin, &align, &report);
+  tap_ok (status == BM3D_OK && margin == 48 && align == 3,
+          "context: BM3D at the defaults needs 48 pixels, aligned to 3 "
+          "(got %d, %d)", margin, align);
+  params.bm3d.search = 75;
+  params.bm3d.step = 8;
+  status = bm3d_context_margin (&params, 1, &margin, &align, &report);
+  tap_ok (status == BM3D_OK && margin == 72 && align == 8,
+          "context: search window 75, step 8: 72 pixels, aligned to 8 "
+          "(got %d, %d)", margin, align);
+  params.bm3d.search = 20;
+  status = bm3d_context_margin (&params, 1, &margin, &align, &report);
+  tap_ok (status == BM3D_ERR_INVALID_ARGUMENT && report.message[0],
+          "context: an even search window is refused (%s)", report.message);
+
+  bm3d_params_init (&params);
+  params.mode = BM3D_MODE_NLM;
+  params.nlm.patch = 7;
+  params.nlm.search = 21;
+  status = bm3d_context_margin (&params, 3, &margin, &align, &report);
+  tap_ok (status == BM3D_OK && margin == 2 * 3 + 10 && align == 1,
+          "context: NL-means 7 / 21 needs 2f + r = 16 pixels (got %d)",
+          margin);
+  bm3d_params_init (&params);
+  params.mode = BM3D_MODE_ISOLINE;
+  params.isoline.length_max = 10;
+  status = bm3d_context_margin (&params, 1, &margin, &align, &report);
+  tap_ok (status == BM3D_OK && margin == 12 && align == 1,
+          "context: isoline of 10 pixels needs n + 2 = 12 (got %d)", margin);
+
+  bm3d_params_init (&params);
+  params.sigma = 0.0f;
+  tap_ok (bm3d_context_margin (&params, 1, &margin, &align, &report)
+          == BM3D_ERR_INVALID_SIGMA, "context: sigma 0 is refused");
+  params.sigma = 25.0f;
+  tap_ok (bm3d_context_margin (&params, 2, &margin, &align, &report)
+          == BM3D_ERR_INVALID_ARGUMENT
+          && bm3d_context_margin (NULL, 1, &margin, &align, &report)
+             == BM3D_ERR_INVALID_ARGUMENT,
+          "context: 2 colour channels and missing parameters are refused");
+
+  for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
+    {
+      test_image whole, whole_out, area, area_out;
+      const int w = 230, h = 190, ch = 3;
+      const int ax = 101, ay = 67, aw = 70, ah = 60;
+      int x0, y0, x1, y1;
+      double worst = 0.0;
+      bm3d_status s1, s2;
+
+      image_new (&whole, w, h, ch, 0, 0);
+      image_new (&whole_out, w, h, ch, 0, 0);
+      image_fill_noisy (&whole, 0.0f, 20.0f, 11 + m);
+      for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+          for (int c = 0; c < ch; c++)
+            whole.buffer[(y * w + x) * ch + c]
+              += 100.0f + 60.0f * (((x / 12) + (y / 9)) & 1) + 20.0f * c;
+
+      bm3d_params_init (&params);
+      params.mode = modes[m];
+      params.sigma = 20.0f;
+      params.backend = BM3D_BACKEND_CPU;
+      bm3d_context_margin (&params, ch, &margin, &align, &report);
+      /* As the plug-in reads it: the origin moved back to the alignment
+       * counted from the image's, clipped to the image.  */
+      x0 = (ax - margin) / align * align;
+      y0 = ay - margin > 0 ? (ay - margin) / align * align : 0;
+      x1 = ax + aw + margin < w ? ax + aw + margin : w;
+      y1 = ay + ah + margin < h ? ay + ah + margin : h;
+      image_new (&area, x1 - x0, y1 - y0, ch, 0, (size_t) w * ch);
+      area.img.data = whole.buffer + ((size_t) y0 * w + x0) * ch;
+      image_new (&area_out, x1 - x0, y1 - y0, ch, 0, 0);
+
+      s1 = bm3d_denoise (&whole.img, &whole_out.img, &params, &report);
+      s2 = bm3d_denoise (&area.img, &area_out.img, &params, &report);
+      for (int y = 0; y < ah; y++)
+        for (int x = 0; x < aw * ch; x++)
+          {
+            double d = fabs (whole_out.buffer[(size_t) (y + ay) * w * ch
+                                              + ax * ch + x]
+                             - area_out.buffer[(size_t) (y + ay - y0)
+                                               * area_out.img.stride
+                                               + (ax - x0) * ch + x]);
+            if (!(d <= worst))
+              worst = d;
+          }
+      tap_ok (s1 == BM3D_OK && s2 == BM3D_OK && worst <= tolerance[m],
+              "context: %s, an area read with its context matches the "
+              "whole image's result (largest difference %.4g <= %g)",
+              bm3d_mode_name (modes[m]), worst, tolerance[m]);
+      free (whole.buffer);
+      free (whole_out.buffer);
+      free (area.buffer);
+      free (area_out.buffer);
+    }
+}
+
 int
 main (void)
 {
@@ -447,5 +563,6 @@ main (void)
   check_alpha_and_stride ();
   check_progress_and_cancel ();
   check_invalid ();
+  check_context ();
   return tap_done ();
 }

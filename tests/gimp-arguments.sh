@@ -2,7 +2,9 @@
 # plug-in-bm3d-denoise's arguments and run modes inside GIMP: every bad
 # argument is refused with a message naming it and its range, indexed
 # images are refused, modes the engine lacks say so, and the image stays
-# bit-exact whenever the call fails.  RUN-WITH-LAST-VALS uses the values
+# bit-exact whenever the call fails.  Sigma 0 estimates the noise level,
+# prints it, and denoises exactly as a call with that sigma does (in one
+# piece and in strips), once the engine can estimate.  RUN-WITH-LAST-VALS uses the values
 # saved by an interactive run (set here through the PDB, as the dialog
 # cannot run headless), ignores damaged or foreign ones, and a
 # non-interactive run does not change them.
@@ -19,7 +21,6 @@ u8=PRECISION-U8-GAMMA
 refusals=(
   "sigma -1|-1.0|0|0|$u8|sigma must be a number from 0 to 255 (the noise level on a 0..255 scale); got -1"
   "sigma 255.5|255.5|0|0|$u8|sigma must be a number from 0 to 255 (the noise level on a 0..255 scale); got 255.5"
-  "sigma 0 (estimate)|0.0|0|0|$u8|sigma 0 (estimate the noise level from the image) is not available yet"
   "mode 4|25.0|4|0|$u8|mode must be 0 (BM3D), 1 (BM3D first phase only), 2 (non-local means) or 3 (isoline); got 4"
   "mode -1|25.0|-1|0|$u8|mode must be 0 (BM3D), 1 (BM3D first phase only), 2 (non-local means) or 3 (isoline); got -1"
   "backend 3|25.0|0|3|$u8|backend must be 0 (automatic), 1 (CPU) or 2 (CUDA); got 3"
@@ -35,6 +36,7 @@ odd_sigmas=(
 )
 # Refused while the engine lacks them, denoised once it has them.
 maybe=(
+  "sigma 0 (estimate, then denoise)|0.0|0|0|Estimating the noise level is not implemented yet"
   "mode 2 (non-local means)|25.0|2|0|The mode “Non-local means” is not implemented yet"
   "backend 2 (CUDA)|25.0|0|2|The CUDA backend cannot be used"
 )
@@ -75,12 +77,15 @@ for entry in "${accepted[@]}"; do
             \"$work/accepted-$i-before.raw\" \"$work/accepted-$i-after.raw\")")
 done
 
-# Saved values: version 1, mode 1, backend 1 (CPU), sigma 10.0, as bytes
-# (little-endian: the test machines are x86-64 or arm64).
-saved_10="#(1 0 0 0  1 0 0 0  1 0 0 0  0 0 0 0  0 0 0 0 0 0 36 64)"
-short_10="#(1 0 0 0  1 0 0 0  1 0 0 0  0 0 0 0 0 0 36 64)"
-foreign_10="#(2 0 0 0  1 0 0 0  1 0 0 0  0 0 0 0  0 0 0 0 0 0 36 64)"
-bad_sigma="#(1 0 0 0  1 0 0 0  1 0 0 0  0 0 0 0  0 0 0 0 0 192 114 64)"
+# Saved values (tests/gimp-lib.sh): mode 1, backend 1 (CPU), sigma 10;
+# one byte short; a later version; the version 1 layout; sigma 300; an
+# even search window.
+saved_10=$(saved_values 10 1 1)
+short_10=$(saved_values 10 1 1 | sed 's/ 0)$/)/')
+foreign_10=$(saved_values 10 1 1 1 0 0 0 0 0 0 3)
+old_10=$(saved_values_v1 10 1 1)
+bad_sigma=$(saved_values 300 1 1)
+bad_search=$(saved_values 10 1 1 1 20)
 rgb=$work/noisy-rgb.png
 denoise ()  # RUN-MODE SIGMA MODE BACKEND OUT
 {
@@ -99,6 +104,10 @@ exprs+=(
   "$(denoise RUN-WITH-LAST-VALS 99.0 7 7 last-foreign)"
   "(t-set-last-values $bad_sigma)"
   "$(denoise RUN-WITH-LAST-VALS 99.0 7 7 last-bad-sigma)"
+  "(t-set-last-values $old_10)"
+  "$(denoise RUN-WITH-LAST-VALS 99.0 7 7 last-old)"
+  "(t-set-last-values $bad_search)"
+  "$(denoise RUN-WITH-LAST-VALS 99.0 7 7 last-bad-search)"
 )
 
 log=$work/gimp.log
@@ -165,9 +174,32 @@ for entry in "${accepted[@]}"; do
     "$work/accepted-$i-before.raw" "$after" 128x128x4xu8
 done
 
+# Sigma 0, when accepted: the printed estimate, given back as sigma,
+# gives the same pixels, in one piece and in strips of 40 rows.
+if test "$(outcome $(( ${#refusals[@]} + ${#odd_sigmas[@]} + 1 )))" = accepted
+then
+  estimate=$(sed -n 's/.*estimated noise level (sigma) \([0-9.e+-]*\).*/\1/p' \
+               "$log" | head -n 1)
+  check "sigma 0: the estimate is printed (${estimate:-none})" \
+    test -n "$estimate"
+  sigma0=$work/noisy-rgba.png
+  run_gimp "$work/gimp-estimate.log" \
+    "(t-denoise \"$sigma0\" $u8 #f RUN-NONINTERACTIVE ${estimate:-1} 0 0 #f
+                \"$work/at-estimate.raw\")"
+  BM3D_STRIP_ROWS=40 run_gimp "$work/gimp-estimate-strips.log" \
+    "(t-denoise \"$sigma0\" $u8 #f RUN-NONINTERACTIVE 0.0 0 0 #f
+                \"$work/strips-0.raw\")" \
+    "(t-denoise \"$sigma0\" $u8 #f RUN-NONINTERACTIVE ${estimate:-1} 0 0 #f
+                \"$work/strips-at-estimate.raw\")"
+  check "sigma 0: the same pixels as sigma $estimate" \
+    cmp "$work/maybe-1-after.raw" "$work/at-estimate.raw"
+  check "sigma 0 in strips: the same pixels as sigma $estimate in strips" \
+    cmp "$work/strips-0.raw" "$work/strips-at-estimate.raw"
+fi
+
 # Last values.  The batch commands after the t-try ones, in order.
 first=$(( ${#refusals[@]} + ${#odd_sigmas[@]} + ${#maybe[@]} + ${#accepted[@]} ))
-for j in $(seq 1 12); do
+for j in $(seq 1 16); do
   check "run-mode batch command $j succeeded" is_ok "$log" $((first + j))
 done
 check "WITH_LAST_VALS with nothing saved uses the defaults (25, BM3D, auto)" \
@@ -182,6 +214,10 @@ check "saved values of another version are ignored (defaults used)" \
   cmp "$work/last-foreign.raw" "$work/defaults.raw"
 check "saved values out of range are ignored (defaults used)" \
   cmp "$work/last-bad-sigma.raw" "$work/defaults.raw"
+check "values saved in the version 1 layout are ignored (defaults used)" \
+  cmp "$work/last-old.raw" "$work/defaults.raw"
+check "saved expert options out of range are ignored (defaults used)" \
+  cmp "$work/last-bad-search.raw" "$work/defaults.raw"
 
 if test $tap_failed -gt 0; then
   sed 's/^/# gimp: /' "$log"

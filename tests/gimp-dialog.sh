@@ -1,9 +1,134 @@
 #!/bin/bash
-# The dialog under a virtual display: it opens (preview included), starts
-# from the last values, takes a new noise level typed into it, runs what
-# it shows on OK, and saves those values for RUN-WITH-LAST-VALS.
-# Skipped without xvfb-run, xdotool and dbus-run-session.
+# The dialog in real GIMP under a virtual display, driven with xdotool:
+#  1. it opens from the last values, renders a 400 x 400 preview, takes
+#     a noise level typed into its spin button, and OK gives the pixels
+#     of the non-interactive call at that level, which are also saved
+#     for RUN-WITH-LAST-VALS; the preview tile equals the final result
+#     on its area (within one 8-bit level), the screen shows it, and the
+#     original with Preview off;
+#  2. a slider drag of 20 steps: every step answered within 50 ms
+#     (the age of the X event when the dialog handled it, logged by the
+#     dialog), the fast mode shown while it moves, the chosen mode
+#     requested when it rests; then Cancel while that render runs: the
+#     image unchanged;
+#  3. OK pressed while the first preview is still rendering, with saved
+#     expert options: the same pixels as RUN-WITH-LAST-VALS with them,
+#     which differ from the defaults' (the options apply);
+#  4. Reset: back to the defaults, OK gives the defaults' pixels;
+#  5. Estimate (when the engine can estimate): sets sigma, previews it,
+#     and OK gives the pixels of the procedure's sigma 0 (estimate,
+#     then denoise).
+# A screenshot of the first dialog is kept (BM3D_DIALOG_SCREENSHOT=FILE
+# copies it out).  Skipped without xvfb-run, xdotool, dbus-run-session
+# and ImageMagick's import.
 . "${top_srcdir:-.}/tests/gimp-lib.sh"
+
+title='^BM3D Denoise$'
+
+note ()
+{
+  echo "$*" >> "$work/driver.out"
+}
+
+# The dialog's window, once mapped; then until it is gone.
+wait_window ()
+{
+  timeout 180 xdotool search --sync --name "$title" 2> /dev/null | head -n 1
+}
+
+wait_gone ()
+{
+  local i
+  for i in $(seq 1 600); do
+    xdotool search --name "$title" > /dev/null 2>&1 || return 0
+    sleep 0.1
+  done
+  note "the dialog did not close"
+}
+
+# The log lines of the dialog opened last.
+session_log ()
+{
+  local n
+  n=$(grep -n ' open ' "$dialog_log" | tail -n 1 | cut -d: -f1)
+  tail -n +"${n:-1}" "$dialog_log"
+}
+
+# wait_log REGEX [SECONDS]: until the current dialog logs such a line.
+wait_log ()
+{
+  local i
+  for i in $(seq 1 $(( ${2:-120} * 10 ))); do
+    session_log | grep -q -E "$1" && return 0
+    sleep 0.1
+  done
+  note "timed out waiting for: $1"
+  return 1
+}
+
+focus ()
+{
+  # No window manager: give the dialog the keyboard directly.
+  xdotool windowfocus --sync "$1" 2>> "$work/driver.out" || :
+}
+
+# Alt+N: the noise level's spin button; Tab commits what was typed.
+type_sigma ()
+{
+  xdotool key alt+n ctrl+a
+  xdotool type --delay 50 "$1"
+  xdotool key Tab
+}
+
+# A drag of the sigma slider with the middle button (GTK moves the
+# slider to the pointer and follows it), 20 steps of 4 pixels.  Each
+# step's round trip, as the shell sees it (xdotool's start-up included),
+# goes to drag.out; the dialog logs the age of each event it handled.
+drag_slider ()
+{
+  local geometry x y h i before now t0 t1
+  geometry=$(session_log | grep -m 1 'geometry sigma-scale')
+  x=$(echo "$geometry" | sed 's/.* x=\([0-9]*\).*/\1/')
+  y=$(echo "$geometry" | sed 's/.* y=\([0-9]*\).*/\1/')
+  h=$(echo "$geometry" | sed 's/.* height=\([0-9]*\).*/\1/')
+  y=$((y + h / 2)) x=$((x + 30))
+  xdotool mousemove "$x" "$y" mousedown 2
+  sleep 0.1
+  echo "drag-start $(session_log | grep -c ' sigma value')" >> "$work/drag.out"
+  for i in $(seq 1 20); do
+    before=$(session_log | grep -c ' sigma value')
+    t0=$(date +%s%N)
+    xdotool mousemove $((x + 4 * i)) "$y"
+    while now=$(session_log | grep -c ' sigma value'); test "$now" -le "$before"
+    do
+      test $(( ($(date +%s%N) - t0) / 1000000 )) -gt 5000 && break
+    done
+    t1=$(date +%s%N)
+    echo "step $i round-trip-ms $(( (t1 - t0) / 1000000 ))" >> "$work/drag.out"
+    sleep 0.1
+  done
+  # On a slow machine the fast render may outlast 20 steps: keep the
+  # slider moving (a pixel either way) until one has shown, 30 s at most.
+  for i in $(seq 1 200); do
+    session_log | grep -q -E 'drawn .* fast=1 ' && break
+    xdotool mousemove $((x + 80 + i % 2)) "$y"
+    sleep 0.15
+  done
+  xdotool mouseup 2
+}
+
+# screen_shot FILE: the preview area's pixels, as on the screen.
+screen_shot ()
+{
+  local geometry x y w h
+  geometry=$(session_log | grep -m 1 'geometry preview ')
+  x=$(echo "$geometry" | sed 's/.* x=\([0-9]*\).*/\1/')
+  y=$(echo "$geometry" | sed 's/.* y=\([0-9]*\).*/\1/')
+  w=$(echo "$geometry" | sed 's/.* width=\([0-9]*\).*/\1/')
+  h=$(echo "$geometry" | sed 's/.* height=\([0-9]*\).*/\1/')
+  import -window root -crop "${w}x${h}+${x}+${y}" +repage "$1" \
+    2>> "$work/driver.out" || :
+}
 
 inner ()
 {
@@ -12,27 +137,82 @@ inner ()
   gimp_runs=0
   run_gimp "$log" "$@" &
   gimp_pid=$!
-  # The dialog's title is its name; --sync waits until it is mapped.
-  window=$(timeout 120 xdotool search --sync --name '^BM3D Denoise$' \
-             | head -n 1)
+
+  # 1. Starts from the saved sigma 40; 10 typed; OK.
+  window=$(wait_window)
+  note "dialog 1: ${window:-none}"
   if test -n "$window"; then
-    echo "dialog-window: $window" >> "$work/dialog.out"
-    # Let the preview render (it follows the dialog by a moment).
-    sleep 3
-    if command -v import > /dev/null 2>&1; then
-      import -window root "$work/dialog.png" 2>> "$work/dialog.out" || :
-    fi
-    # No window manager here: give the dialog the keyboard directly, then
-    # send real key presses.  Alt+N: the "Noise level" field; type 10;
-    # Tab commits it; Alt+O: the OK button.
-    xdotool windowfocus --sync "$window" 2>> "$work/dialog.out" || :
-    xdotool key alt+n ctrl+a
-    xdotool type --delay 50 "10"
-    xdotool key Tab
+    focus "$window"
+    wait_log 'drawn .* mode=bm3d fast=0 .*sigma=40 '
+    type_sigma 10
+    wait_log 'drawn .* mode=bm3d fast=0 .*sigma=10 ' \
+      && cp "$work/tile" "$work/tile-10"
+    # What the preview area shows, with Preview on, then off (Alt+P).
+    sleep 0.5
+    screen_shot "$work/screen-on.png"
+    xdotool key alt+p
     sleep 1
+    screen_shot "$work/screen-off.png"
+    xdotool key alt+p
+    # Alt+A opens the expert options, for the screenshot.
+    xdotool key alt+a
+    sleep 1
+    import -window "$window" "$work/dialog.png" 2>> "$work/driver.out" || :
     xdotool key alt+o
-  else
-    echo "dialog-window: none" >> "$work/dialog.out"
+    wait_gone
+  fi
+
+  # 2. A drag, then Cancel while the chosen mode renders.
+  window=$(wait_window)
+  note "dialog 2: ${window:-none}"
+  if test -n "$window"; then
+    focus "$window"
+    wait_log 'geometry sigma-scale'
+    drag_slider
+    wait_log 'request .* fast=0 ' 10
+    sleep 0.2
+    xdotool key alt+c
+    wait_gone
+  fi
+
+  # 3. OK while the first preview renders (saved expert options).
+  window=$(wait_window)
+  note "dialog 3: ${window:-none}"
+  if test -n "$window"; then
+    focus "$window"
+    wait_log 'request '
+    xdotool key alt+o
+    wait_gone
+  fi
+
+  # 4. Reset, then OK.
+  window=$(wait_window)
+  note "dialog 4: ${window:-none}"
+  if test -n "$window"; then
+    focus "$window"
+    wait_log 'drawn '
+    xdotool key alt+r
+    wait_log 'drawn .* mode=bm3d fast=0 .*sigma=25 '
+    xdotool key alt+o
+    wait_gone
+  fi
+
+  # 5. Estimate, then OK; Escape when the engine cannot estimate.
+  window=$(wait_window)
+  note "dialog 5: ${window:-none}"
+  if test -n "$window"; then
+    focus "$window"
+    wait_log ' probe '
+    if session_log | grep -q ' probe .* estimate=1'; then
+      xdotool key alt+e
+      wait_log ' estimate sigma='
+      estimate=$(session_log | sed -n 's/.* estimate sigma=\([^ ]*\).*/\1/p')
+      wait_log "drawn .* mode=bm3d fast=0 .*sigma=$estimate "
+      xdotool key alt+o
+    else
+      xdotool key Escape
+    fi
+    wait_gone
   fi
   wait "$gimp_pid"
 }
@@ -45,44 +225,150 @@ if test "${1:-}" = --inner; then
 fi
 
 require_tools
-for tool in xvfb-run xdotool dbus-run-session; do
+for tool in xvfb-run xdotool dbus-run-session import; do
   command -v $tool > /dev/null 2>&1 || skip_all "$tool not found"
 done
 setup_gimp
-make_inputs
 
-rgb=$work/noisy-rgb.png
+# A 512 x 512 photograph with noise: room for a 400 x 400 preview.
+"$command" --add-noise 20 --seed 7 "$top_srcdir/tests/data/astronaut.png" \
+  "$work/noisy.png" > /dev/null || exit 1
+noisy=$work/noisy.png
+geometry=512x512x3xu8
 u8=PRECISION-U8-GAMMA
-foreign="#(2 0 0 0  1 0 0 0  1 0 0 0  0 0 0 0  0 0 0 0 0 0 36 64)"
-saved_40="#(1 0 0 0  0 0 0 0  1 0 0 0  0 0 0 0  0 0 0 0 0 0 68 64)"
-log=$work/gimp.log
-: > "$work/dialog.out"
 
-# Saved sigma 40 (BM3D, CPU) is what the dialog must start from; the user
-# then types 10.  The other batch commands give the references.
-export work
-timeout 300 xvfb-run -a -s "-screen 0 1280x900x24" \
+# Saved values (tests/gimp-lib.sh): sigma 40, BM3D, CPU; then sigma 20
+# with expert options that make BM3D slower than its defaults (so that
+# OK surely comes while the first preview renders): search window 51,
+# groups 8 and 16, step 2, lambda 3.0, chroma scale 1.5.
+saved_40=$(saved_values 40 0 1)
+saved_expert=$(saved_values 20 0 1 1 51 8 16 2 3.0 1.5)
+
+denoise ()  # RUN-MODE SIGMA MODE BACKEND OUT
+{
+  echo "(t-denoise \"$noisy\" $u8 #f $1 $2 $3 $4 #f \"$work/$5.raw\")"
+}
+
+dialog_log=$work/dialog.log
+log=$work/gimp.log
+: > "$work/driver.out"
+: > "$work/drag.out"
+: > "$dialog_log"
+export work dialog_log title
+BM3D_DIALOG_LOG=$dialog_log BM3D_DIALOG_TILE=$work/tile \
+timeout 900 xvfb-run -a -s "-screen 0 1280x900x24" \
   dbus-run-session -- bash "$0" --inner "$log" \
   "(t-set-last-values $saved_40)" \
-  "(t-denoise \"$rgb\" $u8 #f RUN-INTERACTIVE 99.0 7 7 #f \"$work/interactive.raw\")" \
-  "(t-denoise \"$rgb\" $u8 #f RUN-WITH-LAST-VALS 99.0 7 7 #f \"$work/last.raw\")" \
-  "(t-denoise \"$rgb\" $u8 #f RUN-NONINTERACTIVE 10.0 0 1 #f \"$work/typed.raw\")" \
+  "$(denoise RUN-INTERACTIVE 99.0 7 7 interactive)" \
+  "$(denoise RUN-WITH-LAST-VALS 99.0 7 7 last)" \
+  "$(denoise RUN-NONINTERACTIVE 10.0 0 1 typed)" \
+  "(t-try \"$noisy\" $u8 RUN-INTERACTIVE 99.0 7 7
+          \"$work/cancel-before.raw\" \"$work/cancel-after.raw\")" \
+  "(t-set-last-values $saved_expert)" \
+  "$(denoise RUN-WITH-LAST-VALS 99.0 7 7 expert-last)" \
+  "$(denoise RUN-NONINTERACTIVE 20.0 0 1 expert-plain)" \
+  "$(denoise RUN-INTERACTIVE 99.0 7 7 expert-dialog)" \
+  "$(denoise RUN-INTERACTIVE 99.0 7 7 reset)" \
+  "$(denoise RUN-NONINTERACTIVE 25.0 0 0 defaults)" \
+  "(t-try \"$noisy\" $u8 RUN-INTERACTIVE 99.0 7 7
+          \"$work/estimate-before.raw\" \"$work/estimate-dialog.raw\")" \
+  "(t-try \"$noisy\" $u8 RUN-NONINTERACTIVE 0.0 0 0
+          \"$work/sigma0-before.raw\" \"$work/sigma0.raw\")" \
   2> "$work/xvfb.err"
 echo "# xvfb-run exited with status $?"
 
+# session K: the log lines of the K-th dialog.
+session ()
+{
+  awk -v k="$1" '/ open / { n++ } n == k' "$dialog_log"
+}
+
 check "GIMP ran without a plug-in crash" no_crash "$log"
-check "the dialog appeared" grep -q "dialog-window: [0-9]" "$work/dialog.out"
-for k in 1 2 3 4; do
+for k in 1 2 3 4 5; do
+  check "dialog $k appeared" grep -q "dialog $k: [0-9]" "$work/driver.out"
+done
+for k in 1 2 3 4 6 7 8 9 10 11 12 13; do
   check "batch command $k succeeded" is_ok "$log" $k
 done
-check "OK ran the values in the dialog (saved mode and backend, typed sigma)" \
+
+# 1.
+check "the dialog started from the saved values (sigma 40, BM3D)" \
+  grep -q -E 'drawn .* mode=bm3d fast=0 .*sigma=40 ' <(session 1)
+check "the preview is 400 x 400" \
+  grep -q -E 'drawn .* width=400 height=400 ' <(session 1)
+check "the typed noise level was previewed in the chosen mode" \
+  test -s "$work/tile-10"
+check "OK ran the dialog's values (saved mode and backend, typed sigma)" \
   cmp "$work/interactive.raw" "$work/typed.raw"
 check "the dialog's values were saved for RUN-WITH-LAST-VALS" \
   cmp "$work/last.raw" "$work/typed.raw"
+check "the preview tile equals the final result on its area" \
+  "$pixels" tile-matches "$work/tile-10" "$work/interactive.raw" $geometry
+"$pixels" crop "$noisy" "$work/original-400.png" 0 0 400 400 || exit 1
+check "with Preview on, the screen shows the tile" \
+  "$pixels" tile-matches "$work/tile-10" "$work/screen-on.png" -
+check "with Preview off, the screen shows the original" \
+  test "$("$pixels" psnr "$work/original-400.png" "$work/screen-off.png")" \
+       = 999.0000
+check "a screenshot of the dialog was taken" test -s "$work/dialog.png"
+if test -n "${BM3D_DIALOG_SCREENSHOT:-}" && test -s "$work/dialog.png"; then
+  cp "$work/dialog.png" "$BM3D_DIALOG_SCREENSHOT"
+fi
+
+# 2.  The sigma lines after the press: one per step.
+drag_start=$(sed -n 's/^drag-start //p' "$work/drag.out")
+session 2 | grep ' sigma value' | tail -n +"$(( ${drag_start:-0} + 1 ))" \
+  > "$work/drag-steps.log"
+ages=$(sed -n 's/.*event-age-ms=\([0-9-]*\).*/\1/p' "$work/drag-steps.log" \
+       | tr '\n' ' ')
+echo "# drag: event age when handled (ms): $ages"
+echo "# drag: round trips seen by the shell (ms, xdotool's start-up" \
+     "included): $(sed -n 's/.*round-trip-ms //p' "$work/drag.out" | tr '\n' ' ')"
+echo "# dialog 2: $(session 2 | grep -o 'longest-stall-ms=.*')"
+check "a drag of 20 steps gave 20 noise level changes" \
+  test "$(wc -l < "$work/drag-steps.log")" -ge 20
+check "the dialog handled every step within 50 ms of its event" \
+  awk -v n=0 '{ if ($1 + 0 > 50) bad++; n++ } END { exit !(n >= 20 && !bad) }' \
+  <(echo "$ages" | tr ' ' '\n' | grep .)
+check "the fast mode was shown while the slider moved" \
+  grep -q -E 'drawn .* fast=1 ' <(session 2)
+check "the chosen mode was requested when the slider rested" \
+  grep -q -E 'request .* mode=bm3d fast=0 .*sigma=' <(tail -n 8 <(session 2))
+check "Cancel was pressed while that preview rendered" \
+  awk '/ request / { r = $0 } / drawn / { r = "" } / close response=-6 / { c = 1 }
+       END { exit !(c && r != "") }' <(session 2)
+check "Cancel left the image unchanged" \
+  cmp "$work/cancel-before.raw" "$work/cancel-after.raw"
+
+# 3.
+check "OK was pressed while the first preview rendered" \
+  awk '/ drawn / { d = 1 } / close response=-5 / { c = 1 }
+       END { exit !(c && !d) }' <(session 3)
+check "OK with saved expert options: the pixels of RUN-WITH-LAST-VALS" \
+  cmp "$work/expert-dialog.raw" "$work/expert-last.raw"
+check "the expert options apply (the pixels differ from the defaults')" \
+  files_differ "$work/expert-last.raw" "$work/expert-plain.raw"
+
+# 4.
+check "Reset restored the defaults (sigma 25, BM3D, automatic backend)" \
+  cmp "$work/reset.raw" "$work/defaults.raw"
+
+# 5.
+if grep -q ' probe .* estimate=1' <(session 5); then
+  check "Estimate set the slider and the preview followed" \
+    grep -q -E 'drawn .* mode=bm3d fast=0 ' <(sed -n '/ estimate sigma=/,$p' <(session 5))
+  check "Estimate, then OK: the pixels of the procedure's sigma 0" \
+    cmp "$work/estimate-dialog.raw" "$work/sigma0.raw"
+else
+  ok "# SKIP Estimate: the engine cannot estimate the noise level yet"
+  check "without an estimator the Estimate button is off and sigma 0 refused" \
+    grep -q 'Estimating the noise level is not implemented yet' "$log"
+fi
 
 if test $tap_failed -gt 0; then
   sed 's/^/# gimp: /' "$log"
-  sed 's/^/# dialog: /' "$work/dialog.out"
+  sed 's/^/# driver: /' "$work/driver.out"
+  sed 's/^/# dialog: /' "$dialog_log"
   sed 's/^/# xvfb-run: /' "$work/xvfb.err"
 fi
 finish

@@ -199,3 +199,26 @@ channels_of ()
     rgb) echo 3 ;; rgba) echo 4 ;; gray) echo 1 ;; graya) echo 2 ;;
   esac
 }
+
+# saved_values SIGMA MODE BACKEND [FAST SEARCH GROUP1 GROUP2 STEP LAMBDA
+# CHROMA [VERSION]]: the bytes gimp_set_data stores for Bm3dValues
+# (plugin/bm3d-values.h, 48 bytes, version 2), as a Script-Fu vector
+# for t-set-last-values.  Little-endian: the test machines are x86-64 or
+# arm64.
+saved_values ()
+{
+  perl -e 'my ($s, $m, $b, $f, $se, $g1, $g2, $st, $l, $c, $v) = @ARGV;
+           print "#(", join (" ", unpack ("C*",
+             pack ("L< l< l< l< d< l< l< l< l< f< f<", $v // 2, $m, $b,
+                   $f // 1, $s, $se // 0, $g1 // 0, $g2 // 0, $st // 0,
+                   $l // 0, $c // 0))), ")"' -- "$@"
+}
+
+# The version 1 layout (24 bytes: version, mode, backend, reserved,
+# sigma), which version 2 must ignore.
+saved_values_v1 ()
+{
+  perl -e 'print "#(", join (" ", unpack ("C*",
+             pack ("L< l< l< L< d<", 1, $ARGV[1], $ARGV[2], 0,
+                   $ARGV[0]))), ")"' -- "$@"
+}

@@ -16,6 +16,13 @@
  *   gimp-pixels same-alpha BEFORE.raw AFTER.raw GEOMETRY
  *   gimp-pixels same-alpha BEFORE.png AFTER.png
  *   gimp-pixels same-outside BEFORE.raw AFTER.raw GEOMETRY X Y W H
+ *   gimp-pixels tile-matches TILE RESULT.raw|RESULT.png GEOMETRY [LEVELS]
+ *
+ * tile-matches reads a preview tile the dialog wrote (BM3D_DIALOG_TILE:
+ * a "BM3D-TILE x=.. y=.. width=.. height=.. channels=.." line, then
+ * 8-bit pixels) and checks that the 8-bit RESULT (a raw dump, or a PNG
+ * such as a screenshot, whose GEOMETRY is then ignored) holds the same
+ * pixels there, each sample within LEVELS (default 1).
  *
  * GEOMETRY is WIDTHxHEIGHTxCHANNELSxTYPE, TYPE one of u8, u16, f32 (the
  * machine's byte order, as GIMP's raw export writes it), e.g. 96x64x4xf32.
@@ -404,12 +411,63 @@ cmd_same_outside (int argc, char **argv)
          ? 0 : 1;
 }
 
+/* The preview tile against the final result on the tile's area.  */
+static int
+cmd_tile_matches (int argc, char **argv)
+{
+  image   result;
+  FILE   *f;
+  char    line[512];
+  int     tx, ty, tw, th, tc, levels = argc > 5 ? atoi (argv[5]) : 1;
+  size_t  bytes, over = 0;
+  int     worst = 0;
+  unsigned char *tile;
+
+  if (argc != 5 && argc != 6)
+    die ("%s", "tile-matches TILE RESULT.raw GEOMETRY [LEVELS]");
+  load_any (argv[3], argv[4], &result);
+  if (result.type != SAMPLE_U8)
+    die ("%s", "tile-matches compares 8-bit results");
+  f = fopen (argv[2], "rb");
+  if (!f)
+    die ("cannot open %s", argv[2]);
+  if (!fgets (line, sizeof line, f)
+      || sscanf (line, "BM3D-TILE x=%d y=%d width=%d height=%d channels=%d",
+                 &tx, &ty, &tw, &th, &tc) != 5
+      || tw < 1 || th < 1 || tc != result.channels || tx < 0 || ty < 0
+      || tx + tw > result.width || ty + th > result.height)
+    die ("%s is not a tile of this result", argv[2]);
+  bytes = (size_t) tw * th * tc;
+  tile = xmalloc (bytes);
+  if (fread (tile, 1, bytes, f) != bytes || fgetc (f) != EOF)
+    die ("%s does not have the size its header says", argv[2]);
+  fclose (f);
+
+  for (int y = 0; y < th; y++)
+    for (int x = 0; x < tw * tc; x++)
+      {
+        int a = tile[(size_t) y * tw * tc + x];
+        int b = result.data[((size_t) (y + ty) * result.width + tx) * tc + x];
+        int d = a > b ? a - b : b - a;
+
+        if (d > worst)
+          worst = d;
+        if (d > levels)
+          over++;
+      }
+  printf ("tile %dx%d at %d,%d: largest difference %d level(s), %zu "
+          "sample(s) over %d\n", tw, th, tx, ty, worst, over, levels);
+  free (tile);
+  free (result.data);
+  return over == 0 ? 0 : 1;
+}
+
 int
 main (int argc, char **argv)
 {
   if (argc < 2)
     die ("%s", "usage: gimp-pixels crop|add-alpha|psnr|same-alpha|"
-         "same-outside ...");
+         "same-outside|tile-matches ...");
   if (strcmp (argv[1], "crop") == 0)
     return cmd_crop (argc, argv);
   if (strcmp (argv[1], "add-alpha") == 0)
@@ -420,6 +478,8 @@ main (int argc, char **argv)
     return cmd_same_alpha (argc, argv);
   if (strcmp (argv[1], "same-outside") == 0)
     return cmd_same_outside (argc, argv);
+  if (strcmp (argv[1], "tile-matches") == 0)
+    return cmd_tile_matches (argc, argv);
   die ("unknown command %s", argv[1]);
   return 2;
 }

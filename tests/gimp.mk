@@ -9,7 +9,8 @@ GIMP_TESTS = \
 	tests/gimp-batch.sh \
 	tests/gimp-dialog.sh \
 	tests/gimp-nlm.sh \
-	tests/gimp-isoline.sh
+	tests/gimp-isoline.sh \
+	tests/gimp-dialog-de.sh
 
 if HAVE_GIMP
 TESTS += $(GIMP_TESTS)

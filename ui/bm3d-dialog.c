@@ -1,5 +1,6 @@
-/* BM3D Denoise for GIMP — the dialog: noise level, mode, backend and a
- * preview rendered by the same code as the final run.
+/* BM3D Denoise for GIMP — the dialog: noise level (with an estimate),
+ * mode, backend, expert options, and a preview rendered off the main
+ * loop by the same code as the final run.
  *
  * Copyright (C) 2026 The BM3D Denoise for GIMP authors
  *
@@ -15,15 +16,36 @@
  *
  * You should have received a copy of the GNU General Public License
  * along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ *
+ * How the preview keeps up.  The main thread only reads pixels from
+ * GIMP (libgimp is not thread-safe) and draws; one worker thread makes
+ * every engine call, so the CUDA context it creates at start-up serves
+ * the whole dialog.  Requests go into a slot the worker takes from; a
+ * newer request replaces a waiting one.  Requests belong to an epoch:
+ * a new epoch starts with every change except the next step of a
+ * slider drag, and the worker's progress callback cancels a running
+ * call of an older epoch, whose result is then dropped.  Steps of one
+ * drag share an epoch, so a fast render in flight finishes and shows
+ * while the slider keeps moving; the chosen mode follows REST_MS after
+ * the slider rests, in a new epoch.  Results come back through an idle
+ * callback.  Closing joins the worker after cancelling its call, then
+ * frees whatever results were still queued.
  */
 
 #include "config.h"
 
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
 #include <libgimp/gimp.h>
 #include <libgimp/gimpui.h>
 
+#include "bm3d.h"
 #include "bm3d-intl.h"
 #include "bm3d-values.h"
+#include "bm3d-render.h"
 #include "bm3d-dialog.h"
 
 #define SCALE_WIDTH      200
@@ -32,33 +54,916 @@
 #define SIGMA_SLIDER_MAX 100.0
 #define SIGMA_ENTRY_MIN  0.1
 
+/* The preview's side in pixels (GimpPreview's "size" style property).  */
+#define PREVIEW_SIZE     400
+/* Pixels read around the preview once, enough for every mode's context
+ * at its default options, so that switching modes reads nothing.  */
+#define CACHE_MARGIN     80
+/* After the slider rests this long, the chosen mode replaces the fast
+ * one.  */
+#define REST_MS          300
+/* The main loop's pulse while logging: a gap much longer than this is a
+ * stall, logged.  */
+#define PULSE_MS         10
+#define STALL_MS         25
+
+#define RESPONSE_RESET   1
+
+/* Lines kept for the status: backend, preview, estimate, and one for
+ * a longer translation.  */
+#define STATUS_LINES     4
+
+/* The probe's tiny image: enough for every mode's smallest tile.  */
+#define PROBE_SIDE       64
+
+typedef enum
+{
+  JOB_PROBE,
+  JOB_PREVIEW,
+  JOB_ESTIMATE
+} JobKind;
+
+typedef struct _Dialog Dialog;
+
 typedef struct
 {
-  gint32           drawable_id;
-  Bm3dValues      *values;
-  Bm3dPreviewFunc  render;
-  GtkWidget       *status;   /* why the preview is empty, if it is */
-} DialogState;
+  JobKind        kind;
+  Dialog        *dialog;
+  gint           epoch;
+  gint           serial;     /* numbers the log's lines               */
+  gboolean       fast;       /* a fast mode stands in for the chosen  */
+  Bm3dPixels    *input;
+  GeglRectangle  core;
+  bm3d_params    params;
+  gint64         queued_us;
+  gint64         started_us;
+  gint64         done_us;
 
+  /* Results.  */
+  gboolean       ok;
+  bm3d_status    status;
+  bm3d_report    report;
+  gchar         *message;
+  guchar        *u8;         /* preview: the core, 8-bit              */
+  gfloat         sigma;      /* estimate                              */
+  gboolean       cuda;       /* probe                                 */
+  gchar          cuda_text[256];
+  gboolean       mode_ok[BM3D_VALUES_MODE_MAX + 1];
+  gboolean       estimate_ok;
+} Job;
+
+struct _Dialog
+{
+  gint32          drawable_id;
+  Bm3dValues     *values;
+  Bm3dLayout      layout;
+  GeglRectangle   bounds;       /* the drawable's extent             */
+  GeglRectangle   selection;    /* the area the final run changes    */
+
+  GtkWidget      *window;
+  GtkWidget      *preview;
+  GtkWidget      *status;
+  GtkObject      *sigma_adj;
+  GtkWidget      *estimate_button;
+  GtkWidget      *mode_combo;
+  GtkWidget      *backend_combo;
+  GtkWidget      *fast_toggle;
+  GtkWidget      *advanced;     /* the expander's table              */
+  GtkAdjustment  *search_adj;
+  GtkWidget      *group_hard_combo;
+  GtkWidget      *group_wiener_combo;
+  GtkWidget      *step_combo;
+  GtkAdjustment  *lambda_adj;
+  GtkAdjustment  *chroma_adj;
+
+  /* Main thread.  */
+  Bm3dPixels     *cache;        /* the preview's area plus context   */
+  gboolean        cache_stale;
+  gint            serial;
+  gboolean        last_was_drag;
+  guint           rest_id;
+  gboolean        updating;     /* widgets being set, not by the user */
+  gboolean        probed;
+  gboolean        cuda;
+  gchar          *cuda_text;
+  gboolean        mode_ok[BM3D_VALUES_MODE_MAX + 1];
+  gboolean        estimate_ok;
+  gboolean        estimate_on_open;
+  gboolean        estimating;
+  gchar          *backend_line;
+  gchar          *preview_line;
+  gchar          *estimate_line;
+
+  /* Shared with the worker, under `lock` (epoch: atomic).  */
+  GThread        *worker;
+  GMutex          lock;
+  GCond           wake;
+  Job            *pending_probe;
+  Job            *pending_estimate;
+  Job            *pending;
+  gboolean        quit;
+  gint            epoch;
+  GQueue          done;
+  guint           idle_id;
+
+  /* Logging (environment).  */
+  FILE           *log;
+  gchar          *tile_path;
+  gint64          opened_us;
+  guint           pulse_id;
+  gint64          pulse_last_us;
+  gint64          worst_stall_us;
+  gboolean        geometry_logged;
+};
+
+
+/* ---- the log ----------------------------------------------------------- */
+
+static void dialog_log (Dialog *d, const gchar *format, ...) G_GNUC_PRINTF (2, 3);
 
 static void
-preview_invalidated (GimpPreview *preview,
-                     DialogState *state)
+dialog_log (Dialog      *d,
+            const gchar *format,
+            ...)
 {
-  gchar *problem = state->render (state->drawable_id, state->values,
-                                  preview);
+  va_list args;
 
-  gtk_label_set_text (GTK_LABEL (state->status), problem ? problem : "");
-  g_free (problem);
+  if (! d->log)
+    return;
+  fprintf (d->log, "%.3f ",
+           (g_get_monotonic_time () - d->opened_us) / 1000.0);
+  va_start (args, format);
+  vfprintf (d->log, format, args);
+  va_end (args);
+  fputc ('\n', d->log);
+  fflush (d->log);
+}
+
+/* Where a widget lies on the screen, so that a test can drive it with
+ * real pointer events.  */
+static void
+log_widget (Dialog      *d,
+            const gchar *name,
+            GtkWidget   *widget)
+{
+  GtkAllocation allocation;
+  gint          x, y;
+
+  if (! gtk_widget_get_realized (widget))
+    return;
+  gtk_widget_get_allocation (widget, &allocation);
+  gdk_window_get_origin (gtk_widget_get_window (widget), &x, &y);
+  if (! gtk_widget_get_has_window (widget))
+    x += allocation.x, y += allocation.y;
+  dialog_log (d, "geometry %s x=%d y=%d width=%d height=%d", name, x, y,
+              allocation.width, allocation.height);
+}
+
+static void
+log_geometry (Dialog *d)
+{
+  if (! d->log || d->geometry_logged)
+    return;
+  d->geometry_logged = TRUE;
+  log_widget (d, "sigma-scale", GIMP_SCALE_ENTRY_SCALE (d->sigma_adj));
+  log_widget (d, "sigma-spin", GIMP_SCALE_ENTRY_SPINBUTTON (d->sigma_adj));
+  log_widget (d, "preview", gimp_preview_get_area (GIMP_PREVIEW (d->preview)));
+}
+
+/* A high-priority pulse: when the main loop is blocked, the pulse comes
+ * late, and the delay is how long the loop did not answer.  */
+static gboolean
+pulse (gpointer data)
+{
+  Dialog *d = data;
+  gint64  now = g_get_monotonic_time ();
+  gint64  stall = now - d->pulse_last_us - PULSE_MS * 1000;
+
+  if (stall > d->worst_stall_us)
+    d->worst_stall_us = stall;
+  if (stall > STALL_MS * 1000)
+    dialog_log (d, "stall ms=%.1f", stall / 1000.0);
+  d->pulse_last_us = now;
+  return G_SOURCE_CONTINUE;
+}
+
+/* The tile as drawn, for the test that compares it with the final run:
+ * a header, then width x height x channels bytes.  Written beside and
+ * renamed, so a reader never sees half a tile.  */
+static void
+write_tile (Dialog    *d,
+            const Job *job)
+{
+  gchar *partial;
+  FILE  *file;
+  gsize  bytes = (gsize) job->core.width * job->core.height
+                 * d->layout.channels;
+
+  if (! d->tile_path)
+    return;
+  partial = g_strconcat (d->tile_path, ".partial", NULL);
+  file = fopen (partial, "wb");
+  if (file)
+    {
+      gboolean ok;
+
+      fprintf (file, "BM3D-TILE x=%d y=%d width=%d height=%d channels=%d "
+               "mode=%s fast=%d sigma=%.9g\n", job->core.x, job->core.y,
+               job->core.width, job->core.height, d->layout.channels,
+               bm3d_mode_name (job->params.mode), job->fast,
+               (double) job->params.sigma);
+      ok = fwrite (job->u8, 1, bytes, file) == bytes;
+      ok = (fclose (file) == 0) && ok;
+      if (ok)
+        g_rename (partial, d->tile_path);
+    }
+  g_free (partial);
+}
+
+/* ---- the worker -------------------------------------------------------- */
+
+static void
+job_free (Job *job)
+{
+  if (! job)
+    return;
+  bm3d_pixels_unref (job->input);
+  g_free (job->message);
+  g_free (job->u8);
+  g_free (job);
+}
+
+static Job *
+job_new (Dialog  *d,
+         JobKind  kind)
+{
+  Job *job = g_new0 (Job, 1);
+
+  job->kind = kind;
+  job->dialog = d;
+  job->serial = ++d->serial;
+  job->queued_us = g_get_monotonic_time ();
+  return job;
+}
+
+/* A preview call of an older epoch stops at its next progress report.  */
+static int
+preview_progress (double  fraction,
+                  void   *data)
+{
+  Job *job = data;
+
+  (void) fraction;
+  return g_atomic_int_get (&job->dialog->epoch) != job->epoch;
+}
+
+/* What the engine can do here: the CUDA device (creating its context
+ * now, in the background, for the whole dialog), and which modes and
+ * the estimator are built (BM3D_ERR_NOT_IMPLEMENTED says they are not).  */
+static void
+run_probe (Job *job)
+{
+  gfloat      *pixels = g_new (gfloat, PROBE_SIDE * PROBE_SIDE);
+  gfloat      *out = g_new (gfloat, PROBE_SIDE * PROBE_SIDE);
+  bm3d_image   in_image = { PROBE_SIDE, PROBE_SIDE, 1, 0, PROBE_SIDE, pixels };
+  bm3d_image   out_image = { PROBE_SIDE, PROBE_SIDE, 1, 0, PROBE_SIDE, out };
+  bm3d_params  params;
+  guint32      state = 12345;
+  gfloat       sigma;
+  gint         i, mode;
+
+  job->cuda = bm3d_cuda_available (job->cuda_text, sizeof job->cuda_text);
+  if (job->cuda
+      && ! bm3d_cuda_device_name (0, job->cuda_text, sizeof job->cuda_text))
+    job->cuda = FALSE;
+
+  /* A ramp with some texture: no mode can call it degenerate.  */
+  for (i = 0; i < PROBE_SIDE * PROBE_SIDE; i++)
+    {
+      state = state * 1664525u + 1013904223u;
+      pixels[i] = 64.0f + (i % PROBE_SIDE) + (state >> 24) / 16.0f;
+    }
+
+  bm3d_params_init (&params);
+  params.sigma = 10.0f;
+  for (mode = BM3D_VALUES_MODE_MIN; mode <= BM3D_VALUES_MODE_MAX; mode++)
+    {
+      params.mode = (bm3d_mode) mode;
+      job->mode_ok[mode] = (bm3d_denoise (&in_image, &out_image, &params,
+                                          NULL)
+                            != BM3D_ERR_NOT_IMPLEMENTED);
+    }
+  job->estimate_ok = (bm3d_estimate_sigma (&in_image, &params, &sigma, NULL)
+                      != BM3D_ERR_NOT_IMPLEMENTED);
+  job->ok = TRUE;
+  g_free (pixels);
+  g_free (out);
+}
+
+static void
+run_preview (Job *job)
+{
+  Dialog     *d = job->dialog;
+  Bm3dPixels *output = NULL;
+  GError     *error = NULL;
+
+  if (g_atomic_int_get (&d->epoch) != job->epoch)
+    {
+      job->status = BM3D_ERR_CANCELLED;
+      return;
+    }
+  job->params.progress = preview_progress;
+  job->params.progress_data = job;
+  job->ok = bm3d_render_area (job->input, &job->core, &job->params,
+                              &output, &job->report, &job->status, &error);
+  if (job->ok)
+    {
+      job->u8 = bm3d_pixels_to_u8 (output, &d->layout, &job->core);
+      bm3d_pixels_unref (output);
+    }
+  else
+    {
+      job->message = g_strdup (error->message);
+      g_error_free (error);
+    }
+}
+
+static void
+run_estimate (Job *job)
+{
+  GError *error = NULL;
+
+  job->ok = bm3d_render_estimate (job->input, &job->params, &job->sigma,
+                                  &job->report, &job->status, &error);
+  if (! job->ok)
+    {
+      job->message = g_strdup (error->message);
+      g_error_free (error);
+    }
+}
+
+static gboolean deliver (gpointer data);
+
+/* The worker keeps the main thread's priority: lowered (nice 5), it
+ * lost half its speed to any other busy process, and the main thread
+ * answered input no faster (0 to 2 ms either way on 2 cores).  */
+static gpointer
+worker_main (gpointer data)
+{
+  Dialog *d = data;
+
+  for (;;)
+    {
+      Job **slot;
+      Job  *job;
+
+      g_mutex_lock (&d->lock);
+      while (! d->quit && ! d->pending_probe && ! d->pending_estimate
+             && ! d->pending)
+        g_cond_wait (&d->wake, &d->lock);
+      if (d->quit)
+        {
+          g_mutex_unlock (&d->lock);
+          break;
+        }
+      slot = d->pending_probe ? &d->pending_probe
+             : d->pending_estimate ? &d->pending_estimate : &d->pending;
+      job = *slot;
+      *slot = NULL;
+      g_mutex_unlock (&d->lock);
+
+      job->started_us = g_get_monotonic_time ();
+      switch (job->kind)
+        {
+        case JOB_PROBE:    run_probe (job);    break;
+        case JOB_PREVIEW:  run_preview (job);  break;
+        case JOB_ESTIMATE: run_estimate (job); break;
+        }
+      job->done_us = g_get_monotonic_time ();
+
+      g_mutex_lock (&d->lock);
+      g_queue_push_tail (&d->done, job);
+      if (! d->idle_id)
+        d->idle_id = g_idle_add (deliver, d);
+      g_mutex_unlock (&d->lock);
+    }
+  return NULL;
+}
+
+/* Hands `job` to the worker, replacing the one waiting in its slot.  */
+static void
+submit (Dialog  *d,
+        Job    **slot,
+        Job     *job)
+{
+  Job *replaced;
+
+  g_mutex_lock (&d->lock);
+  replaced = *slot;
+  *slot = job;
+  g_cond_signal (&d->wake);
+  g_mutex_unlock (&d->lock);
+
+  if (replaced)
+    dialog_log (d, "replaced serial=%d", replaced->serial);
+  job_free (replaced);
+}
+
+/* ---- the status line --------------------------------------------------- */
+
+static void
+status_update (Dialog *d)
+{
+  GString *text = g_string_new (d->backend_line ? d->backend_line : "");
+
+  if (d->preview_line)
+    g_string_append_printf (text, "\n%s", d->preview_line);
+  if (d->estimate_line)
+    g_string_append_printf (text, "\n%s", d->estimate_line);
+  gtk_label_set_text (GTK_LABEL (d->status), text->str);
+  g_string_free (text, TRUE);
+}
+
+static void
+set_line (gchar **line,
+          gchar  *text)
+{
+  g_free (*line);
+  *line = text;
+}
+
+/* Where the work runs and why, from the last call's report or, before
+ * any, from what the probe found.  */
+static gchar *
+backend_text (Dialog             *d,
+              const bm3d_report  *report)
+{
+  gint threads = g_get_num_processors ();
+  gint backend = d->values->backend;
+
+  if (report ? report->backend_used == BM3D_BACKEND_CUDA
+             : (backend != BM3D_BACKEND_CPU && d->cuda))
+    return g_strdup_printf (_("%s, CUDA"), d->cuda_text);
+
+  if (backend == BM3D_BACKEND_CPU)
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                         "CPU, %d thread — chosen",
+                                         "CPU, %d threads — chosen",
+                                         threads), threads);
+  if (report && report->fell_back == BM3D_FALLBACK_FAILED)
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                         "CPU, %d thread — CUDA failed: %s",
+                                         "CPU, %d threads — CUDA failed: %s",
+                                         threads), threads, report->message);
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                       "CPU, %d thread — no CUDA device: %s",
+                                       "CPU, %d threads — no CUDA device: %s",
+                                       threads), threads,
+                          d->cuda_text ? d->cuda_text : "");
+}
+
+/* ---- requests ---------------------------------------------------------- */
+
+/* The fastest mode the engine has: isoline, then NL-means, then the
+ * first phase of BM3D.  -1 before the probe has answered.  */
+static gint
+fast_mode (Dialog *d)
+{
+  static const gint order[] = { BM3D_MODE_ISOLINE, BM3D_MODE_NLM,
+                                BM3D_MODE_BM3D_FAST };
+  guint i;
+
+  if (! d->probed)
+    return -1;
+  for (i = 0; i < G_N_ELEMENTS (order); i++)
+    if (d->mode_ok[order[i]])
+      return order[i];
+  return -1;
+}
+
+static gboolean
+rect_contains (const GeglRectangle *outer,
+               const GeglRectangle *inner)
+{
+  return inner->x >= outer->x && inner->y >= outer->y
+         && inner->x + inner->width <= outer->x + outer->width
+         && inner->y + inner->height <= outer->y + outer->height;
+}
+
+/* The preview's area and the context `params` need around it, read from
+ * GIMP when the cache does not hold it (the main thread's only heavy
+ * work: a few milliseconds for a 560 x 560 area).  */
+static gboolean
+cache_for (Dialog              *d,
+           const GeglRectangle *core,
+           const bm3d_params   *params)
+{
+  GeglRectangle  context, wide;
+  GeglBuffer    *source;
+  GError        *error = NULL;
+  gint64         start;
+
+  if (! bm3d_context_for (&d->bounds, core,
+                         d->layout.channels - (d->layout.has_alpha ? 1 : 0),
+                         params, &context, &error))
+    {
+      set_line (&d->preview_line, g_strdup (error->message));
+      g_error_free (error);
+      return FALSE;
+    }
+  if (d->cache && ! d->cache_stale && rect_contains (&d->cache->rect, &context))
+    return TRUE;
+
+  gegl_rectangle_set (&wide, core->x - CACHE_MARGIN, core->y - CACHE_MARGIN,
+                      core->width + 2 * CACHE_MARGIN,
+                      core->height + 2 * CACHE_MARGIN);
+  gegl_rectangle_bounding_box (&wide, &wide, &context);
+  gegl_rectangle_intersect (&wide, &wide, &d->bounds);
+
+  start = g_get_monotonic_time ();
+  source = gimp_drawable_get_buffer (d->drawable_id);
+  bm3d_pixels_unref (d->cache);
+  d->cache = bm3d_pixels_read (source, &d->layout, &wide, &error);
+  g_object_unref (source);
+  d->cache_stale = FALSE;
+  dialog_log (d, "read x=%d y=%d width=%d height=%d ms=%.1f", wide.x,
+              wide.y, wide.width, wide.height,
+              (g_get_monotonic_time () - start) / 1000.0);
+  if (! d->cache)
+    {
+      set_line (&d->preview_line, g_strdup (error->message));
+      g_error_free (error);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Queues a render of the preview's area.  `mode` is the chosen mode or
+ * the fast one; `drag` marks the next step of a slider drag, which
+ * keeps the epoch (a render in flight finishes and shows).  */
+static void
+request_preview (Dialog   *d,
+                 gint      mode,
+                 gboolean  drag)
+{
+  GimpPreview   *preview = GIMP_PREVIEW (d->preview);
+  GeglRectangle  core;
+  Job           *job;
+
+  if (! gimp_preview_get_update (preview))
+    return;
+  if (! gimp_item_is_valid (d->drawable_id))
+    {
+      set_line (&d->preview_line,
+                g_strdup (_("The layer is gone; the preview stops")));
+      status_update (d);
+      return;
+    }
+
+  gimp_preview_get_position (preview, &core.x, &core.y);
+  gimp_preview_get_size (preview, &core.width, &core.height);
+  if (core.width < 1 || core.height < 1)
+    return;
+
+  job = job_new (d, JOB_PREVIEW);
+  job->core = core;
+  job->fast = (mode != d->values->mode);
+  bm3d_values_to_params (d->values, &job->params);
+  job->params.mode = (bm3d_mode) mode;
+
+  if (! (drag && d->last_was_drag))
+    g_atomic_int_inc (&d->epoch);
+  d->last_was_drag = drag;
+  job->epoch = g_atomic_int_get (&d->epoch);
+
+  if (! cache_for (d, &core, &job->params))
+    {
+      status_update (d);
+      job_free (job);
+      return;
+    }
+  job->input = bm3d_pixels_ref (d->cache);
+
+  dialog_log (d, "request serial=%d epoch=%d mode=%s fast=%d sigma=%.9g "
+              "x=%d y=%d width=%d height=%d", job->serial, job->epoch,
+              bm3d_mode_name (job->params.mode), job->fast,
+              (double) job->params.sigma, core.x, core.y, core.width,
+              core.height);
+  submit (d, &d->pending, job);
+}
+
+static void
+request_chosen (Dialog *d)
+{
+  request_preview (d, d->values->mode, FALSE);
+}
+
+/* GimpPreview's "invalidated": a scroll, the Preview toggle, or GIMP's
+ * 200 ms after a change.  Queues work, computes nothing; re-reads the
+ * pixels, in case the drawable changed under the dialog.  */
+static void
+preview_invalidated (Dialog *d)
+{
+  d->cache_stale = TRUE;
+  request_chosen (d);
+}
+
+/* The Preview check button switched off: GimpPreview shows the
+ * original; the render in flight is no longer wanted.  */
+static void
+preview_update_changed (GimpPreview *preview,
+                        GParamSpec  *pspec,
+                        Dialog      *d)
+{
+  (void) pspec;
+  if (gimp_preview_get_update (preview))
+    return;
+  if (d->rest_id)
+    {
+      g_source_remove (d->rest_id);
+      d->rest_id = 0;
+    }
+  g_atomic_int_inc (&d->epoch);
+}
+
+static gboolean
+rest_elapsed (gpointer data)
+{
+  Dialog *d = data;
+
+  d->rest_id = 0;
+  request_chosen (d);
+  return G_SOURCE_REMOVE;
+}
+
+/* Any change but sigma's: the chosen mode, after GIMP's 200 ms.  */
+static void
+changed (Dialog *d)
+{
+  if (d->updating)
+    return;
+  if (d->rest_id)
+    {
+      g_source_remove (d->rest_id);
+      d->rest_id = 0;
+    }
+  gimp_preview_invalidate (GIMP_PREVIEW (d->preview));
+}
+
+static void
+sigma_changed (GtkAdjustment *adj,
+               Dialog        *d)
+{
+  gint fast = fast_mode (d);
+
+  d->values->sigma = gtk_adjustment_get_value (adj);
+  if (d->log)
+    {
+      guint32 event_ms = gtk_get_current_event_time ();
+
+      /* The X server's clock is the monotonic one, in milliseconds: the
+       * difference is how long the event waited for the main loop.  */
+      if (event_ms != GDK_CURRENT_TIME)
+        dialog_log (d, "sigma value=%.9g event-age-ms=%d",
+                    d->values->sigma,
+                    (gint) ((guint32) (g_get_monotonic_time () / 1000)
+                            - event_ms));
+      else
+        dialog_log (d, "sigma value=%.9g", d->values->sigma);
+    }
+  if (d->updating)
+    return;
+
+  if (! gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (d->fast_toggle))
+      || fast < 0)
+    {
+      changed (d);
+      return;
+    }
+
+  /* While the slider moves: the fast mode now, the chosen one when it
+   * rests.  When the chosen mode is the fastest, it is the one shown.  */
+  request_preview (d, fast, TRUE);
+  if (d->rest_id)
+    g_source_remove (d->rest_id);
+  d->rest_id = (fast != d->values->mode
+                ? g_timeout_add (REST_MS, rest_elapsed, d) : 0);
+}
+
+/* ---- results ----------------------------------------------------------- */
+
+static gboolean mode_sensitive    (gint value, gpointer data);
+static gboolean backend_sensitive (gint value, gpointer data);
+
+static void
+probe_done (Dialog *d,
+            Job    *job)
+{
+  d->probed = TRUE;
+  d->cuda = job->cuda;
+  d->cuda_text = g_strdup (job->cuda_text);
+  memcpy (d->mode_ok, job->mode_ok, sizeof d->mode_ok);
+  d->estimate_ok = job->estimate_ok;
+  dialog_log (d, "probe cuda=%d device=\"%s\" modes=%d%d%d%d estimate=%d "
+              "ms=%.1f", d->cuda, d->cuda_text, d->mode_ok[0],
+              d->mode_ok[1], d->mode_ok[2], d->mode_ok[3], d->estimate_ok,
+              (job->done_us - job->started_us) / 1000.0);
+
+  /* Setting the functions again re-evaluates every entry.  */
+  gimp_int_combo_box_set_sensitivity (GIMP_INT_COMBO_BOX (d->mode_combo),
+                                      mode_sensitive, d, NULL);
+  gimp_int_combo_box_set_sensitivity (GIMP_INT_COMBO_BOX (d->backend_combo),
+                                      backend_sensitive, d, NULL);
+
+  gtk_widget_set_sensitive (d->estimate_button, d->estimate_ok);
+  if (! d->estimate_ok)
+    gimp_help_set_help_data (d->estimate_button,
+                             _("Estimating the noise level is not "
+                               "available in this build yet."), NULL);
+
+  if (! d->preview_line)
+    set_line (&d->backend_line, backend_text (d, NULL));
+  status_update (d);
+
+  if (d->estimate_on_open)
+    {
+      d->estimate_on_open = FALSE;
+      if (d->estimate_ok)
+        gtk_button_clicked (GTK_BUTTON (d->estimate_button));
+    }
+}
+
+static void
+preview_done (Dialog *d,
+              Job    *job)
+{
+  gdouble engine_ms = (job->done_us - job->started_us) / 1000.0;
+  gdouble latency_ms;
+
+  if (job->epoch != g_atomic_int_get (&d->epoch)
+      || job->status == BM3D_ERR_CANCELLED)
+    {
+      dialog_log (d, "dropped serial=%d epoch=%d reason=%s", job->serial,
+                  job->epoch, job->status == BM3D_ERR_CANCELLED
+                  ? "cancelled" : "stale");
+      return;
+    }
+  if (! job->ok)
+    {
+      dialog_log (d, "failed serial=%d status=%s", job->serial,
+                  bm3d_status_string (job->status));
+      set_line (&d->preview_line, g_strdup (job->message));
+      status_update (d);
+      return;
+    }
+  /* Switched off meanwhile: GimpPreview shows the original.  */
+  if (! gimp_preview_get_update (GIMP_PREVIEW (d->preview))
+      || ! gimp_item_is_valid (d->drawable_id))
+    return;
+
+  gimp_preview_draw_buffer (GIMP_PREVIEW (d->preview), job->u8,
+                            job->core.width * d->layout.channels);
+  latency_ms = (g_get_monotonic_time () - job->queued_us) / 1000.0;
+  dialog_log (d, "drawn serial=%d epoch=%d mode=%s fast=%d backend=%s "
+              "sigma=%.9g width=%d height=%d engine-ms=%.1f "
+              "latency-ms=%.1f", job->serial, job->epoch,
+              bm3d_mode_name (job->params.mode), job->fast,
+              bm3d_backend_name (job->report.backend_used),
+              (double) job->params.sigma, job->core.width,
+              job->core.height, engine_ms, latency_ms);
+  write_tile (d, job);
+  log_geometry (d);
+
+  set_line (&d->backend_line, backend_text (d, &job->report));
+  set_line (&d->preview_line,
+            job->fast
+            ? g_strdup_printf (_("Preview while dragging: %s, %.0f ms"),
+                               bm3d_values_mode_label (job->params.mode),
+                               latency_ms)
+            : g_strdup_printf (_("Preview: %s, %.0f ms"),
+                               bm3d_values_mode_label (job->params.mode),
+                               latency_ms));
+  status_update (d);
+}
+
+static void
+estimate_done (Dialog *d,
+               Job    *job)
+{
+  d->estimating = FALSE;
+  gtk_widget_set_sensitive (d->estimate_button, d->estimate_ok);
+  if (! job->ok)
+    {
+      set_line (&d->estimate_line, g_strdup (job->message));
+      status_update (d);
+      return;
+    }
+  dialog_log (d, "estimate sigma=%.9g ms=%.1f", (double) job->sigma,
+              (job->done_us - job->started_us) / 1000.0);
+  set_line (&d->estimate_line,
+            g_strdup_printf (_("Estimated noise level: %.1f"),
+                             (double) job->sigma));
+  status_update (d);
+  gtk_adjustment_set_value (GTK_ADJUSTMENT (d->sigma_adj),
+                            MAX (job->sigma, SIGMA_ENTRY_MIN));
+}
+
+/* The idle callback: results of the worker, on the main thread.  */
+static gboolean
+deliver (gpointer data)
+{
+  Dialog *d = data;
+  GQueue  done = G_QUEUE_INIT;
+  Job    *job;
+
+  g_mutex_lock (&d->lock);
+  done = d->done;
+  g_queue_init (&d->done);
+  d->idle_id = 0;
+  g_mutex_unlock (&d->lock);
+
+  while ((job = g_queue_pop_head (&done)))
+    {
+      switch (job->kind)
+        {
+        case JOB_PROBE:    probe_done (d, job);    break;
+        case JOB_PREVIEW:  preview_done (d, job);  break;
+        case JOB_ESTIMATE: estimate_done (d, job); break;
+        }
+      job_free (job);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+/* ---- the Estimate button ----------------------------------------------- */
+
+/* The same sample as sigma 0 in the final run: the middle of the
+ * selection, at most BM3D_ESTIMATE_SIDE a side.  */
+static void
+estimate_clicked (GtkButton *button,
+                  Dialog    *d)
+{
+  GeglRectangle  sample;
+  GeglBuffer    *source;
+  GError        *error = NULL;
+  Job           *job;
+
+  (void) button;
+  if (d->estimating || ! gimp_item_is_valid (d->drawable_id))
+    return;
+
+  job = job_new (d, JOB_ESTIMATE);
+  bm3d_values_to_params (d->values, &job->params);
+  bm3d_estimate_rect (&d->selection, &sample);
+  source = gimp_drawable_get_buffer (d->drawable_id);
+  job->input = bm3d_pixels_read (source, &d->layout, &sample, &error);
+  g_object_unref (source);
+  if (! job->input)
+    {
+      set_line (&d->estimate_line, g_strdup (error->message));
+      g_error_free (error);
+      status_update (d);
+      job_free (job);
+      return;
+    }
+
+  d->estimating = TRUE;
+  gtk_widget_set_sensitive (d->estimate_button, FALSE);
+  set_line (&d->estimate_line, g_strdup (_("Estimating the noise level…")));
+  status_update (d);
+  dialog_log (d, "request-estimate serial=%d width=%d height=%d",
+              job->serial, sample.width, sample.height);
+  submit (d, &d->pending_estimate, job);
+}
+
+/* ---- widgets ----------------------------------------------------------- */
+
+static gboolean
+mode_sensitive (gint     value,
+                gpointer data)
+{
+  Dialog *d = data;
+
+  return ! d->probed
+         || value < BM3D_VALUES_MODE_MIN || value > BM3D_VALUES_MODE_MAX
+         || d->mode_ok[value];
+}
+
+static gboolean
+backend_sensitive (gint     value,
+                   gpointer data)
+{
+  Dialog *d = data;
+
+  return ! d->probed || value != BM3D_BACKEND_CUDA || d->cuda;
 }
 
 /* A combo of the choices 0..count-1, labelled by `label`, bound to
- * `value`; every change refreshes the preview.  */
+ * `value`.  */
 static GtkWidget *
 choice_combo_new (const gchar *(*label) (gint32),
                   gint           count,
-                  gint32        *value,
-                  GimpPreview   *preview)
+                  gint32        *value)
 {
   GtkWidget *combo = gimp_int_combo_box_new (label (0), 0, NULL);
   gint       i;
@@ -71,93 +976,651 @@ choice_combo_new (const gchar *(*label) (gint32),
   gimp_int_combo_box_connect (GIMP_INT_COMBO_BOX (combo), *value,
                               G_CALLBACK (gimp_int_combo_box_get_active),
                               value);
-  g_signal_connect_swapped (combo, "changed",
-                            G_CALLBACK (gimp_preview_invalidate), preview);
   return combo;
 }
 
-gboolean
-bm3d_dialog_run (gint32           drawable_id,
-                 Bm3dValues      *values,
-                 Bm3dPreviewFunc  render)
+/* The expert options apply to the BM3D modes alone.  */
+static void
+advanced_sensitivity (Dialog *d)
 {
-  DialogState  state = { drawable_id, values, render, NULL };
-  GtkWidget   *dialog;
-  GtkWidget   *main_vbox;
-  GtkWidget   *preview;
-  GtkWidget   *table;
-  GtkWidget   *combo;
-  GtkObject   *adj;
-  gboolean     run;
+  gtk_widget_set_sensitive (d->advanced,
+                            d->values->mode == BM3D_MODE_BM3D
+                            || d->values->mode == BM3D_MODE_BM3D_FAST);
+}
+
+static void
+mode_changed (GtkWidget *combo,
+              Dialog    *d)
+{
+  (void) combo;
+  advanced_sensitivity (d);
+  changed (d);
+}
+
+static void
+backend_changed (GtkWidget *combo,
+                 Dialog    *d)
+{
+  (void) combo;
+  if (d->probed)
+    {
+      set_line (&d->backend_line, backend_text (d, NULL));
+      status_update (d);
+    }
+  changed (d);
+}
+
+static void
+fast_toggled (GtkToggleButton *toggle,
+              Dialog          *d)
+{
+  d->values->fast_preview = gtk_toggle_button_get_active (toggle);
+}
+
+/* Spin buttons whose lowest value means "the default": they show the
+ * word, read it back, and snap to their steps, so no value between
+ * steps (an even search window) can be entered.  */
+static gboolean
+default_spin_output (GtkSpinButton *spin,
+                     gpointer       data)
+{
+  GtkAdjustment *adj = gtk_spin_button_get_adjustment (spin);
+
+  (void) data;
+  if (gtk_adjustment_get_value (adj)
+      < gtk_adjustment_get_lower (adj)
+        + gtk_adjustment_get_step_increment (adj) / 2)
+    {
+      if (strcmp (gtk_entry_get_text (GTK_ENTRY (spin)), _("Default")))
+        gtk_entry_set_text (GTK_ENTRY (spin), _("Default"));
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static gint
+default_spin_input (GtkSpinButton *spin,
+                    gdouble       *value,
+                    gpointer       data)
+{
+  const gchar *text = gtk_entry_get_text (GTK_ENTRY (spin));
+
+  (void) data;
+  if (*text == '\0' || g_strcmp0 (text, _("Default")) == 0)
+    {
+      *value = gtk_adjustment_get_lower (gtk_spin_button_get_adjustment (spin));
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static GtkWidget *
+default_spin_new (GtkAdjustment *adj,
+                  gint           digits)
+{
+  GtkWidget *spin = gtk_spin_button_new (adj, 1.0, digits);
+
+  gtk_spin_button_set_snap_to_ticks (GTK_SPIN_BUTTON (spin), TRUE);
+  gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), FALSE);
+  gtk_entry_set_width_chars (GTK_ENTRY (spin), 8);
+  g_signal_connect (spin, "output", G_CALLBACK (default_spin_output), NULL);
+  g_signal_connect (spin, "input", G_CALLBACK (default_spin_input), NULL);
+  return spin;
+}
+
+/* From a default-spin's adjustment to an option: 0 for the default,
+ * else the value rounded to the spin's steps.  */
+static gdouble
+default_spin_option (GtkAdjustment *adj)
+{
+  gdouble lower = gtk_adjustment_get_lower (adj);
+  gdouble step = gtk_adjustment_get_step_increment (adj);
+  gdouble value = gtk_adjustment_get_value (adj);
+
+  if (value < lower + step / 2)
+    return 0.0;
+  return lower + step * (gint) ((value - lower) / step + 0.5);
+}
+
+static void
+advanced_changed (Dialog *d)
+{
+  Bm3dValues *v = d->values;
+
+  v->search = (gint32) (default_spin_option (d->search_adj) + 0.5);
+  v->lambda_3d = (gfloat) CLAMP (default_spin_option (d->lambda_adj),
+                                 0.0, BM3D_VALUES_LAMBDA_MAX);
+  v->chroma_scale = (gfloat) CLAMP (default_spin_option (d->chroma_adj),
+                                    0.0, BM3D_VALUES_CHROMA_MAX);
+  /* Rounded to the steps: 1.0 and 0.25, not a hair below them.  */
+  if (v->lambda_3d != 0.0f)
+    v->lambda_3d = MAX (v->lambda_3d, (gfloat) BM3D_VALUES_LAMBDA_MIN);
+  if (v->chroma_scale != 0.0f)
+    v->chroma_scale = MAX (v->chroma_scale, (gfloat) BM3D_VALUES_CHROMA_MIN);
+  changed (d);
+}
+
+/* A combo of "Default" and the powers of two up to `max`.  */
+static GtkWidget *
+group_combo_new (gint32 *value)
+{
+  GtkWidget *combo = gimp_int_combo_box_new (_("Default"), 0, NULL);
+  gint       n;
+
+  for (n = 1; n <= BM3D_VALUES_GROUP_MAX; n *= 2)
+    {
+      gchar *label = g_strdup_printf ("%d", n);
+
+      gimp_int_combo_box_append (GIMP_INT_COMBO_BOX (combo),
+                                 GIMP_INT_STORE_VALUE, n,
+                                 GIMP_INT_STORE_LABEL, label, -1);
+      g_free (label);
+    }
+  gimp_int_combo_box_connect (GIMP_INT_COMBO_BOX (combo), *value,
+                              G_CALLBACK (gimp_int_combo_box_get_active),
+                              value);
+  return combo;
+}
+
+static GtkWidget *
+step_combo_new (gint32 *value)
+{
+  GtkWidget *combo = gimp_int_combo_box_new (_("Default"), 0, NULL);
+  gint       n;
+
+  for (n = 1; n <= BM3D_VALUES_STEP_MAX; n++)
+    {
+      gchar *label = g_strdup_printf ("%d", n);
+
+      gimp_int_combo_box_append (GIMP_INT_COMBO_BOX (combo),
+                                 GIMP_INT_STORE_VALUE, n,
+                                 GIMP_INT_STORE_LABEL, label, -1);
+      g_free (label);
+    }
+  gimp_int_combo_box_connect (GIMP_INT_COMBO_BOX (combo), *value,
+                              G_CALLBACK (gimp_int_combo_box_get_active),
+                              value);
+  return combo;
+}
+
+/* Shows `v`'s values in the widgets without a preview per widget; the
+ * caller asks for one afterwards.  */
+static void
+widgets_show_values (Dialog           *d,
+                     const Bm3dValues *v)
+{
+  Bm3dValues copy = *v;
+
+  d->updating = TRUE;
+  gtk_adjustment_set_value (GTK_ADJUSTMENT (d->sigma_adj),
+                            MAX (copy.sigma, SIGMA_ENTRY_MIN));
+  gimp_int_combo_box_set_active (GIMP_INT_COMBO_BOX (d->mode_combo),
+                                 copy.mode);
+  gimp_int_combo_box_set_active (GIMP_INT_COMBO_BOX (d->backend_combo),
+                                 copy.backend);
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (d->fast_toggle),
+                                copy.fast_preview);
+  gtk_adjustment_set_value (d->search_adj,
+                            copy.search ? copy.search
+                                        : BM3D_VALUES_SEARCH_MIN - 2);
+  gimp_int_combo_box_set_active (GIMP_INT_COMBO_BOX (d->group_hard_combo),
+                                 copy.group_max_hard);
+  gimp_int_combo_box_set_active (GIMP_INT_COMBO_BOX (d->group_wiener_combo),
+                                 copy.group_max_wiener);
+  gimp_int_combo_box_set_active (GIMP_INT_COMBO_BOX (d->step_combo),
+                                 copy.step);
+  gtk_adjustment_set_value (d->lambda_adj,
+                            copy.lambda_3d != 0.0f ? copy.lambda_3d
+                            : gtk_adjustment_get_lower (d->lambda_adj));
+  gtk_adjustment_set_value (d->chroma_adj,
+                            copy.chroma_scale != 0.0f ? copy.chroma_scale
+                            : gtk_adjustment_get_lower (d->chroma_adj));
+  d->updating = FALSE;
+  /* The handlers rounded what they saw; the values are the source.  */
+  *d->values = copy;
+  advanced_sensitivity (d);
+}
+
+static void
+advanced_reset (GtkButton *button,
+                Dialog    *d)
+{
+  Bm3dValues v = *d->values;
+
+  (void) button;
+  v.search = v.group_max_hard = v.group_max_wiener = v.step = 0;
+  v.lambda_3d = v.chroma_scale = 0.0f;
+  widgets_show_values (d, &v);
+  changed (d);
+}
+
+static void
+reset_all (Dialog *d)
+{
+  Bm3dValues v;
+
+  bm3d_values_set_defaults (&v);
+  widgets_show_values (d, &v);
+  set_line (&d->estimate_line, NULL);
+  if (d->probed)
+    set_line (&d->backend_line, backend_text (d, NULL));
+  status_update (d);
+  changed (d);
+}
+
+/* A row of the expert table: label (with mnemonic) and widget.  */
+static void
+advanced_row (GtkWidget   *table,
+              gint         row,
+              const gchar *label,
+              GtkWidget   *widget,
+              const gchar *tooltip)
+{
+  gimp_table_attach_aligned (GTK_TABLE (table), 0, row, label, 0.0, 0.5,
+                             widget, 1, TRUE);
+  gimp_help_set_help_data (widget, tooltip, NULL);
+}
+
+static GtkWidget *
+advanced_new (Dialog *d)
+{
+  Bm3dValues *v = d->values;
+  GtkWidget  *expander;
+  GtkWidget  *table;
+  GtkWidget  *spin;
+  GtkWidget  *button;
+  GtkWidget  *hbox;
+
+  expander = gtk_expander_new_with_mnemonic (_("_Advanced (BM3D)"));
+  gimp_help_set_help_data (expander,
+                           _("The BM3D parameters experts change.  "
+                             "“Default” follows the published settings "
+                             "for the noise level."), NULL);
+
+  table = gtk_table_new (7, 2, FALSE);
+  gtk_table_set_col_spacings (GTK_TABLE (table), 6);
+  gtk_table_set_row_spacings (GTK_TABLE (table), 6);
+  gtk_container_set_border_width (GTK_CONTAINER (table), 6);
+  gtk_container_add (GTK_CONTAINER (expander), table);
+  d->advanced = table;
+
+  /* Search window: odd sides only (snapped); 7 stands for "Default".  */
+  d->search_adj = GTK_ADJUSTMENT (gtk_adjustment_new (
+                    v->search ? v->search : BM3D_VALUES_SEARCH_MIN - 2,
+                    BM3D_VALUES_SEARCH_MIN - 2, BM3D_VALUES_SEARCH_MAX,
+                    2, 10, 0));
+  spin = default_spin_new (d->search_adj, 0);
+  advanced_row (table, 0, _("_Search window:"), spin,
+                _("Side in pixels of the square where similar patches "
+                  "are searched for, odd, 9 to 75 (default 39).  Larger "
+                  "finds more matches in repetitive texture and takes "
+                  "longer."));
+  g_signal_connect_swapped (d->search_adj, "value-changed",
+                            G_CALLBACK (advanced_changed), d);
+
+  d->group_hard_combo = group_combo_new (&v->group_max_hard);
+  advanced_row (table, 1, _("_Group size, first phase:"),
+                d->group_hard_combo,
+                _("Most patches stacked into one group in the "
+                  "hard-threshold phase (default 16)."));
+  g_signal_connect_swapped (d->group_hard_combo, "changed",
+                            G_CALLBACK (changed), d);
+
+  d->group_wiener_combo = group_combo_new (&v->group_max_wiener);
+  advanced_row (table, 2, _("Group size, _Wiener phase:"),
+                d->group_wiener_combo,
+                _("Most patches stacked into one group in the Wiener "
+                  "phase (default 32).  Not used by “first phase "
+                  "only”."));
+  g_signal_connect_swapped (d->group_wiener_combo, "changed",
+                            G_CALLBACK (changed), d);
+
+  d->step_combo = step_combo_new (&v->step);
+  advanced_row (table, 3, _("Reference s_tep:"), d->step_combo,
+                _("Distance in pixels between reference patches, in both "
+                  "phases (default 3).  1 is the slowest and finest."));
+  g_signal_connect_swapped (d->step_combo, "changed",
+                            G_CALLBACK (changed), d);
+
+  /* λ3D: 1.0 to 5.0 by tenths; 0.9 stands for "Default".  */
+  d->lambda_adj = GTK_ADJUSTMENT (gtk_adjustment_new (
+                    v->lambda_3d != 0.0f ? v->lambda_3d : 0.9,
+                    0.9, BM3D_VALUES_LAMBDA_MAX, 0.1, 0.5, 0));
+  spin = default_spin_new (d->lambda_adj, 1);
+  advanced_row (table, 4, _("Hard _threshold (λ3D):"), spin,
+                _("The first phase removes 3D transform coefficients "
+                  "below this many sigmas, 1 to 5 (default 2.7, 2.8 "
+                  "above sigma 40).  Higher smooths more."));
+  g_signal_connect_swapped (d->lambda_adj, "value-changed",
+                            G_CALLBACK (advanced_changed), d);
+
+  /* Chroma scale: 0.25 to 4 by 0.05; 0.20 stands for "Default".  */
+  d->chroma_adj = GTK_ADJUSTMENT (gtk_adjustment_new (
+                    v->chroma_scale != 0.0f ? v->chroma_scale : 0.20,
+                    0.20, BM3D_VALUES_CHROMA_MAX, 0.05, 0.25, 0));
+  spin = default_spin_new (d->chroma_adj, 2);
+  advanced_row (table, 5, _("Chroma s_igma scale:"), spin,
+                _("Colour images: the noise level of the two colour "
+                  "planes as a multiple of that of the luminance, 0.25 "
+                  "to 4 (default 1).  Raise it for blotchy colour "
+                  "noise."));
+  g_signal_connect_swapped (d->chroma_adj, "value-changed",
+                            G_CALLBACK (advanced_changed), d);
+
+  hbox = gtk_hbox_new (FALSE, 0);
+  button = gtk_button_new_with_mnemonic (_("_Defaults"));
+  gimp_help_set_help_data (button,
+                           _("Set every option above back to its "
+                             "default."), NULL);
+  g_signal_connect (button, "clicked", G_CALLBACK (advanced_reset), d);
+  gtk_box_pack_end (GTK_BOX (hbox), button, FALSE, FALSE, 0);
+  gtk_table_attach (GTK_TABLE (table), hbox, 0, 2, 6, 7,
+                    GTK_FILL, GTK_FILL, 0, 0);
+
+  return expander;
+}
+
+/* GimpPreview's own check button, inside its controls.  */
+static void
+preview_toggle_tooltip (GimpPreview *preview)
+{
+  GtkWidget *controls = gimp_preview_get_controls (preview);
+  GList     *children, *child;
+
+  if (GTK_IS_TOGGLE_BUTTON (controls))
+    children = g_list_prepend (NULL, controls);
+  else if (GTK_IS_CONTAINER (controls))
+    children = gtk_container_get_children (GTK_CONTAINER (controls));
+  else
+    return;
+  for (child = children; child; child = child->next)
+    if (GTK_IS_TOGGLE_BUTTON (child->data))
+      gimp_help_set_help_data (child->data,
+                               _("Show the denoised result in the preview; "
+                                 "off shows the original."), NULL);
+  g_list_free (children);
+}
+
+/* The status line keeps one size whatever it says: were it to grow, the
+ * window would, and the preview with it, which would start a new
+ * render of a bigger area.  */
+static void
+status_reserve_lines (GtkWidget *label,
+                      gint       lines)
+{
+  PangoLayout *layout = gtk_widget_create_pango_layout (label, "Xg");
+  gint         height;
+
+  pango_layout_set_attributes (layout,
+                               gtk_label_get_attributes (GTK_LABEL (label)));
+  pango_layout_get_pixel_size (layout, NULL, &height);
+  g_object_unref (layout);
+  gtk_widget_set_size_request (label, PREVIEW_SIZE, lines * height);
+}
+
+/* ---- opening and closing ----------------------------------------------- */
+
+static void
+dialog_start_worker (Dialog *d)
+{
+  g_mutex_init (&d->lock);
+  g_cond_init (&d->wake);
+  g_queue_init (&d->done);
+  /* First of all: the CUDA context and the engine's abilities.  */
+  d->pending_probe = job_new (d, JOB_PROBE);
+  d->worker = g_thread_new ("bm3d-preview", worker_main, d);
+}
+
+/* Cancels the call in flight, waits for the worker, and frees what it
+ * left: nothing of the dialog runs after this.  */
+static void
+dialog_stop_worker (Dialog *d)
+{
+  Job *job;
+
+  g_mutex_lock (&d->lock);
+  d->quit = TRUE;
+  g_atomic_int_inc (&d->epoch);
+  g_cond_signal (&d->wake);
+  g_mutex_unlock (&d->lock);
+  g_thread_join (d->worker);
+
+  if (d->idle_id)
+    g_source_remove (d->idle_id);
+  while ((job = g_queue_pop_head (&d->done)))
+    job_free (job);
+  job_free (d->pending_probe);
+  job_free (d->pending_estimate);
+  job_free (d->pending);
+  g_mutex_clear (&d->lock);
+  g_cond_clear (&d->wake);
+}
+
+static void
+dialog_open_log (Dialog *d)
+{
+  const gchar *path = g_getenv ("BM3D_DIALOG_LOG");
+  const gchar *tile = g_getenv ("BM3D_DIALOG_TILE");
+
+  d->opened_us = g_get_monotonic_time ();
+  if (path && *path)
+    {
+      d->log = g_fopen (path, "a");
+      if (! d->log)
+        g_printerr ("%s: cannot open %s: %s\n", PLUG_IN_PROC, path,
+                    g_strerror (errno));
+    }
+  if (tile && *tile)
+    d->tile_path = g_strdup (tile);
+  dialog_log (d, "open drawable=%d width=%d height=%d channels=%d "
+              "threads=%d", d->drawable_id, d->bounds.width,
+              d->bounds.height, d->layout.channels, g_get_num_processors ());
+}
+
+/* Once the dialog is up: how long the main loop fails to answer.  */
+static void
+dialog_start_pulse (Dialog *d)
+{
+  if (! d->log)
+    return;
+  d->pulse_last_us = g_get_monotonic_time ();
+  d->pulse_id = g_timeout_add_full (G_PRIORITY_HIGH, PULSE_MS, pulse, d,
+                                    NULL);
+}
+
+static void
+dialog_close_log (Dialog *d,
+                  gint    response)
+{
+  if (d->pulse_id)
+    g_source_remove (d->pulse_id);
+  if (d->log)
+    {
+      dialog_log (d, "close response=%d longest-stall-ms=%.1f", response,
+                  d->worst_stall_us / 1000.0);
+      fclose (d->log);
+    }
+  g_free (d->tile_path);
+}
+
+gboolean
+bm3d_dialog_run (gint32      drawable_id,
+                 Bm3dValues *values)
+{
+  Dialog      d;
+  GtkWidget  *main_hbox;
+  GtkWidget  *preview_vbox;
+  GtkWidget  *controls_vbox;
+  GtkWidget  *table;
+  gint        response;
+
+  memset (&d, 0, sizeof d);
+  d.drawable_id = drawable_id;
+  d.values = values;
 
   gimp_ui_init (PLUG_IN_BINARY, FALSE);
 
-  dialog = gimp_dialog_new (_("BM3D Denoise"), PLUG_IN_ROLE,
-                            NULL, 0,
-                            gimp_standard_help_func, PLUG_IN_PROC,
-                            _("_Cancel"), GTK_RESPONSE_CANCEL,
-                            _("_OK"),     GTK_RESPONSE_OK,
-                            NULL);
-  gtk_dialog_set_alternative_button_order (GTK_DIALOG (dialog),
+  bm3d_layout_for (drawable_id, &d.layout);
+  gegl_rectangle_set (&d.bounds, 0, 0, gimp_drawable_width (drawable_id),
+                      gimp_drawable_height (drawable_id));
+  if (! gimp_drawable_mask_intersect (drawable_id, &d.selection.x,
+                                      &d.selection.y, &d.selection.width,
+                                      &d.selection.height))
+    d.selection = d.bounds;
+  /* Sigma 0 (estimate) saved last: estimate when the dialog opens.  */
+  if (values->sigma == 0.0)
+    {
+      d.estimate_on_open = TRUE;
+      values->sigma = BM3D_VALUES_SIGMA_DEFAULT;
+    }
+
+  dialog_open_log (&d);
+  dialog_start_worker (&d);
+
+  d.window = gimp_dialog_new (_("BM3D Denoise"), PLUG_IN_ROLE,
+                              NULL, 0,
+                              gimp_standard_help_func, PLUG_IN_PROC,
+                              _("_Reset"),  RESPONSE_RESET,
+                              _("_Cancel"), GTK_RESPONSE_CANCEL,
+                              _("_OK"),     GTK_RESPONSE_OK,
+                              NULL);
+  gtk_dialog_set_alternative_button_order (GTK_DIALOG (d.window),
+                                           RESPONSE_RESET,
                                            GTK_RESPONSE_OK,
                                            GTK_RESPONSE_CANCEL,
                                            -1);
-  gimp_window_set_transient (GTK_WINDOW (dialog));
+  gimp_window_set_transient (GTK_WINDOW (d.window));
 
-  main_vbox = gtk_vbox_new (FALSE, 12);
-  gtk_container_set_border_width (GTK_CONTAINER (main_vbox), 12);
+  /* The preview and its status on the left, the controls on the right:
+   * with the expert options open the dialog still fits a laptop's
+   * screen.  */
+  main_hbox = gtk_hbox_new (FALSE, 12);
+  gtk_container_set_border_width (GTK_CONTAINER (main_hbox), 12);
   gtk_box_pack_start (GTK_BOX (gtk_dialog_get_content_area
-                               (GTK_DIALOG (dialog))),
-                      main_vbox, TRUE, TRUE, 0);
+                               (GTK_DIALOG (d.window))),
+                      main_hbox, TRUE, TRUE, 0);
+  preview_vbox = gtk_vbox_new (FALSE, 12);
+  gtk_box_pack_start (GTK_BOX (main_hbox), preview_vbox, TRUE, TRUE, 0);
+  controls_vbox = gtk_vbox_new (FALSE, 12);
+  gtk_box_pack_start (GTK_BOX (main_hbox), controls_vbox, FALSE, FALSE, 0);
 
-  preview = gimp_drawable_preview_new_from_drawable_id (drawable_id);
-  gtk_box_pack_start (GTK_BOX (main_vbox), preview, TRUE, TRUE, 0);
-  g_signal_connect (preview, "invalidated",
-                    G_CALLBACK (preview_invalidated), &state);
+  /* GimpPreview sizes its area from the "size" style property.  */
+  gtk_rc_parse_string ("style \"bm3d-denoise-preview\"\n"
+                       "{ GimpPreview::size = " G_STRINGIFY (PREVIEW_SIZE)
+                       " }\n"
+                       "widget \"*.bm3d-denoise-preview\" "
+                       "style : highest \"bm3d-denoise-preview\"\n");
+  d.preview = gimp_drawable_preview_new_from_drawable_id (drawable_id);
+  gtk_widget_set_name (d.preview, "bm3d-denoise-preview");
+  gtk_box_pack_start (GTK_BOX (preview_vbox), d.preview, TRUE, TRUE, 0);
+  g_signal_connect_swapped (d.preview, "invalidated",
+                            G_CALLBACK (preview_invalidated), &d);
+  preview_toggle_tooltip (GIMP_PREVIEW (d.preview));
+  g_signal_connect (d.preview, "notify::update",
+                    G_CALLBACK (preview_update_changed), &d);
 
-  state.status = gtk_label_new ("");
-  gtk_label_set_line_wrap (GTK_LABEL (state.status), TRUE);
-  gtk_misc_set_alignment (GTK_MISC (state.status), 0.0, 0.5);
-  gtk_box_pack_start (GTK_BOX (main_vbox), state.status, FALSE, FALSE, 0);
+  d.status = gtk_label_new ("");
+  gtk_label_set_line_wrap (GTK_LABEL (d.status), TRUE);
+  gtk_misc_set_alignment (GTK_MISC (d.status), 0.0, 0.0);
+  gimp_label_set_attributes (GTK_LABEL (d.status),
+                             PANGO_ATTR_SCALE, PANGO_SCALE_SMALL, -1);
+  status_reserve_lines (d.status, STATUS_LINES);
+  gtk_box_pack_start (GTK_BOX (preview_vbox), d.status, FALSE, FALSE, 0);
 
-  table = gtk_table_new (3, 3, FALSE);
+  table = gtk_table_new (4, 4, FALSE);
   gtk_table_set_col_spacings (GTK_TABLE (table), 6);
   gtk_table_set_row_spacings (GTK_TABLE (table), 6);
-  gtk_box_pack_start (GTK_BOX (main_vbox), table, FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (controls_vbox), table, FALSE, FALSE, 0);
 
-  adj = gimp_scale_entry_new (GTK_TABLE (table), 0, 0,
-                              _("_Noise level (sigma):"),
-                              SCALE_WIDTH, SPIN_WIDTH,
-                              values->sigma, SIGMA_ENTRY_MIN,
-                              SIGMA_SLIDER_MAX, 0.5, 5.0, 1,
-                              FALSE, SIGMA_ENTRY_MIN, BM3D_VALUES_SIGMA_MAX,
-                              _("How strong the noise is, on a 0 to 255 "
-                                "scale: about 5 for a clean photograph, "
-                                "15 to 25 for a high-ISO shot.  Too high "
-                                "smooths real detail away."),
-                              NULL);
-  g_signal_connect (adj, "value-changed",
-                    G_CALLBACK (gimp_double_adjustment_update),
-                    &values->sigma);
-  g_signal_connect_swapped (adj, "value-changed",
-                            G_CALLBACK (gimp_preview_invalidate), preview);
+  d.sigma_adj = gimp_scale_entry_new (GTK_TABLE (table), 0, 0,
+                                      _("_Noise level (sigma):"),
+                                      SCALE_WIDTH, SPIN_WIDTH,
+                                      values->sigma, SIGMA_ENTRY_MIN,
+                                      SIGMA_SLIDER_MAX, 0.5, 5.0, 1,
+                                      FALSE, SIGMA_ENTRY_MIN,
+                                      BM3D_VALUES_SIGMA_MAX,
+                                      _("How strong the noise is, on a 0 "
+                                        "to 255 scale: about 5 for a clean "
+                                        "photograph, 15 to 25 for a "
+                                        "high-ISO shot.  Too high smooths "
+                                        "real detail away."),
+                                      NULL);
+  g_signal_connect (d.sigma_adj, "value-changed",
+                    G_CALLBACK (sigma_changed), &d);
 
-  combo = choice_combo_new (bm3d_values_mode_label,
-                            BM3D_VALUES_MODE_MAX + 1, &values->mode,
-                            GIMP_PREVIEW (preview));
+  d.estimate_button = gtk_button_new_with_mnemonic (_("_Estimate"));
+  gimp_help_set_help_data (d.estimate_button,
+                           _("Measure the noise level of the image (the "
+                             "middle of the selection) and set the slider "
+                             "to it."), NULL);
+  gtk_widget_set_sensitive (d.estimate_button, FALSE);
+  g_signal_connect (d.estimate_button, "clicked",
+                    G_CALLBACK (estimate_clicked), &d);
+  gtk_table_attach (GTK_TABLE (table), d.estimate_button, 3, 4, 0, 1,
+                    GTK_FILL, GTK_SHRINK, 0, 0);
+
+  d.mode_combo = choice_combo_new (bm3d_values_mode_label,
+                                   BM3D_VALUES_MODE_MAX + 1, &values->mode);
+  gimp_int_combo_box_set_sensitivity (GIMP_INT_COMBO_BOX (d.mode_combo),
+                                      mode_sensitive, &d, NULL);
+  g_signal_connect (d.mode_combo, "changed", G_CALLBACK (mode_changed), &d);
   gimp_table_attach_aligned (GTK_TABLE (table), 0, 1, _("_Mode:"),
-                             0.0, 0.5, combo, 2, FALSE);
+                             0.0, 0.5, d.mode_combo, 2, FALSE);
+  gimp_help_set_help_data (d.mode_combo,
+                           _("BM3D gives the best result in two phases; "
+                             "its first phase alone is about twice as "
+                             "fast and a little softer.  Non-local means "
+                             "and isoline are faster still, where this "
+                             "build has them."), NULL);
 
-  combo = choice_combo_new (bm3d_values_backend_label,
-                            BM3D_VALUES_BACKEND_MAX + 1, &values->backend,
-                            GIMP_PREVIEW (preview));
+  d.backend_combo = choice_combo_new (bm3d_values_backend_label,
+                                      BM3D_VALUES_BACKEND_MAX + 1,
+                                      &values->backend);
+  gimp_int_combo_box_set_sensitivity (GIMP_INT_COMBO_BOX (d.backend_combo),
+                                      backend_sensitive, &d, NULL);
+  g_signal_connect (d.backend_combo, "changed",
+                    G_CALLBACK (backend_changed), &d);
   gimp_table_attach_aligned (GTK_TABLE (table), 0, 2, _("_Backend:"),
-                             0.0, 0.5, combo, 2, FALSE);
+                             0.0, 0.5, d.backend_combo, 2, FALSE);
+  gimp_help_set_help_data (d.backend_combo,
+                           _("Where the work is done: an NVIDIA GPU "
+                             "through CUDA when one is usable, else every "
+                             "CPU core.  The line under the preview says "
+                             "which ran, and why."), NULL);
 
-  gtk_widget_show_all (dialog);
+  d.fast_toggle = gtk_check_button_new_with_mnemonic
+                    (_("_Fast preview while dragging"));
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (d.fast_toggle),
+                                values->fast_preview);
+  g_signal_connect (d.fast_toggle, "toggled", G_CALLBACK (fast_toggled), &d);
+  gimp_help_set_help_data (d.fast_toggle,
+                           _("While the noise level slider moves, preview "
+                             "with the fastest mode available, and with "
+                             "the chosen mode once it rests."), NULL);
+  gtk_table_attach (GTK_TABLE (table), d.fast_toggle, 0, 4, 3, 4,
+                    GTK_FILL, GTK_FILL, 0, 0);
 
-  run = (gimp_dialog_run (GIMP_DIALOG (dialog)) == GTK_RESPONSE_OK);
+  gtk_box_pack_start (GTK_BOX (controls_vbox), advanced_new (&d), FALSE, FALSE,
+                      0);
+  advanced_sensitivity (&d);
 
-  gtk_widget_destroy (dialog);
-  return run;
+  gtk_widget_show_all (d.window);
+  dialog_start_pulse (&d);
+
+  while ((response = gimp_dialog_run (GIMP_DIALOG (d.window)))
+         == RESPONSE_RESET)
+    reset_all (&d);
+
+  if (d.rest_id)
+    g_source_remove (d.rest_id);
+  dialog_stop_worker (&d);
+  dialog_close_log (&d, response);
+  gtk_widget_destroy (d.window);
+
+  bm3d_pixels_unref (d.cache);
+  g_free (d.cuda_text);
+  g_free (d.backend_line);
+  g_free (d.preview_line);
+  g_free (d.estimate_line);
+  return response == GTK_RESPONSE_OK;
 }

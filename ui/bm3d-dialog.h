@@ -11,21 +11,20 @@
 #define BM3D_DIALOG_H
 
 #include <libgimp/gimp.h>
-#include <libgimp/gimpui.h>
 
 #include "bm3d-values.h"
 
-/* Renders `values` into `preview`, the same code as the final run.
- * Returns NULL on success, else a newly allocated message for the
- * dialog to show under the preview.  */
-typedef gchar *(*Bm3dPreviewFunc) (gint32             drawable_id,
-                                   const Bm3dValues  *values,
-                                   GimpPreview       *preview);
-
-/* Shows the dialog for `drawable_id`, starting from `values`.  Returns
- * TRUE when the user pressed OK; `values` then holds the choice.  */
-gboolean bm3d_dialog_run (gint32           drawable_id,
-                          Bm3dValues      *values,
-                          Bm3dPreviewFunc  render);
+/* Shows the dialog for `drawable_id`, starting from `values`; its
+ * preview goes through bm3d_render_area (), as the final run does.
+ * Returns TRUE when the user pressed OK; `values` then holds the
+ * choice.  Nothing of the dialog (thread, timers, pixels) outlives the
+ * call.
+ *
+ * Environment, for tests and benchmarks: BM3D_DIALOG_LOG=FILE appends
+ * timestamped events (requests, tiles drawn with their latency, main
+ * loop stalls, widget geometry); BM3D_DIALOG_TILE=FILE receives every
+ * tile drawn (a text header, then the 8-bit pixels).  */
+gboolean bm3d_dialog_run (gint32      drawable_id,
+                          Bm3dValues *values);
 
 #endif /* BM3D_DIALOG_H */

@@ -1,0 +1,424 @@
+/* BM3D Denoise for GIMP — the one path from a drawable's pixels through
+ * the engine and back, shared by the final run and the preview.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include <libgimp/gimp.h>
+
+#include "bm3d.h"
+#include "bm3d-intl.h"
+#include "bm3d-values.h"
+#include "bm3d-render.h"
+
+#define BM3D_RENDER_ERROR (g_quark_from_static_string ("bm3d-render-error"))
+
+
+void
+bm3d_layout_for (gint32      drawable_id,
+                 Bm3dLayout *layout)
+{
+  /* Layer masks and channels are gray whatever the image.  */
+  gboolean rgb = (gimp_drawable_is_rgb (drawable_id)
+                  && ! gimp_item_is_channel (drawable_id));
+
+  layout->has_alpha = gimp_drawable_has_alpha (drawable_id);
+  if (rgb)
+    {
+      layout->format = babl_format (layout->has_alpha ? "R'G'B'A float"
+                                                      : "R'G'B' float");
+      layout->format_u8 = babl_format (layout->has_alpha ? "R'G'B'A u8"
+                                                         : "R'G'B' u8");
+      layout->channels = layout->has_alpha ? 4 : 3;
+    }
+  else
+    {
+      layout->format = babl_format (layout->has_alpha ? "Y'A float"
+                                                      : "Y' float");
+      layout->format_u8 = babl_format (layout->has_alpha ? "Y'A u8"
+                                                         : "Y' u8");
+      layout->channels = layout->has_alpha ? 2 : 1;
+    }
+  /* Made here, on the main thread; used by the preview's worker.  */
+  layout->to_u8 = babl_fish (layout->format, layout->format_u8);
+}
+
+void
+bm3d_values_to_params (const Bm3dValues *vals,
+                       bm3d_params      *params)
+{
+  bm3d_params_init (params);
+  params->sigma = (float) vals->sigma;
+  params->mode = (bm3d_mode) vals->mode;
+  params->backend = (bm3d_backend) vals->backend;
+  params->bm3d.search = vals->search;
+  params->bm3d.group_max_hard = vals->group_max_hard;
+  params->bm3d.group_max_wiener = vals->group_max_wiener;
+  params->bm3d.step = vals->step;
+  params->bm3d.lambda_3d = vals->lambda_3d;
+  params->bm3d.chroma_scale = vals->chroma_scale;
+}
+
+/* ---- where to read --------------------------------------------------- */
+
+static gint
+align_down (gint value, gint origin, gint align)
+{
+  gint offset = value - origin;
+
+  /* Towards minus infinity: the context may start before the origin,
+   * and is clipped to it afterwards.  */
+  if (offset >= 0)
+    offset -= offset % align;
+  else
+    offset = -((-offset + align - 1) / align * align);
+  return origin + offset;
+}
+
+gboolean
+bm3d_context_for (const GeglRectangle *bounds,
+                  const GeglRectangle *core,
+                  gint                 colour_channels,
+                  const bm3d_params   *params,
+                  GeglRectangle       *context,
+                  GError             **error)
+{
+  bm3d_report report;
+  bm3d_status status;
+  gint        margin, align, x0, y0, x1, y1;
+
+  status = bm3d_context_margin (params, colour_channels, &margin, &align,
+                                &report);
+  if (status != BM3D_OK)
+    {
+      gchar *message = bm3d_render_error_message (status, &report, params);
+
+      g_set_error_literal (error, BM3D_RENDER_ERROR, status, message);
+      g_free (message);
+      return FALSE;
+    }
+
+  x0 = MAX (align_down (core->x - margin, bounds->x, align), bounds->x);
+  y0 = MAX (align_down (core->y - margin, bounds->y, align), bounds->y);
+  x1 = MIN (core->x + core->width + margin, bounds->x + bounds->width);
+  y1 = MIN (core->y + core->height + margin, bounds->y + bounds->height);
+
+  context->x = x0;
+  context->y = y0;
+  context->width = x1 - x0;
+  context->height = y1 - y0;
+  return TRUE;
+}
+
+void
+bm3d_estimate_rect (const GeglRectangle *area,
+                    GeglRectangle       *sample)
+{
+  sample->width = MIN (area->width, BM3D_ESTIMATE_SIDE);
+  sample->height = MIN (area->height, BM3D_ESTIMATE_SIDE);
+  sample->x = area->x + (area->width - sample->width) / 2;
+  sample->y = area->y + (area->height - sample->height) / 2;
+}
+
+/* ---- pixels ---------------------------------------------------------- */
+
+/* Colour channels between GEGL's 0..1 and another scale.  Alpha is never
+ * touched, so it leaves exactly as it came.  */
+static void
+rescale_colour (Bm3dPixels *pixels,
+                gfloat      scale)
+{
+  gint    colour = pixels->channels - (pixels->has_alpha ? 1 : 0);
+  gsize   n = (gsize) pixels->rect.width * pixels->rect.height;
+  gfloat *data = pixels->data;
+  gsize   p;
+  gint    c;
+
+  if (scale == pixels->scale)
+    return;
+  for (p = 0; p < n; p++, data += pixels->channels)
+    for (c = 0; c < colour; c++)
+      data[c] = data[c] / pixels->scale * scale;
+  pixels->scale = scale;
+}
+
+static Bm3dPixels *
+pixels_new (const GeglRectangle *rect,
+            const GeglRectangle *bounds,
+            gint                 channels,
+            gboolean             has_alpha,
+            GError             **error)
+{
+  Bm3dPixels *pixels = g_new0 (Bm3dPixels, 1);
+
+  pixels->ref_count = 1;
+  pixels->rect = *rect;
+  pixels->bounds = *bounds;
+  pixels->channels = channels;
+  pixels->has_alpha = has_alpha;
+  pixels->scale = 1.0f;
+  pixels->data = g_try_new (gfloat, (gsize) rect->width * rect->height
+                                    * channels);
+  if (! pixels->data)
+    {
+      g_free (pixels);
+      g_set_error (error, BM3D_RENDER_ERROR, BM3D_ERR_OUT_OF_MEMORY,
+                   _("Not enough memory to denoise a %d × %d area; select "
+                     "a smaller part of the image"),
+                   rect->width, rect->height);
+      return NULL;
+    }
+  return pixels;
+}
+
+Bm3dPixels *
+bm3d_pixels_read (GeglBuffer          *source,
+                  const Bm3dLayout    *layout,
+                  const GeglRectangle *rect,
+                  GError             **error)
+{
+  Bm3dPixels *pixels = pixels_new (rect, gegl_buffer_get_extent (source),
+                                   layout->channels, layout->has_alpha,
+                                   error);
+
+  if (! pixels)
+    return NULL;
+  gegl_buffer_get (source, rect, 1.0, layout->format, pixels->data,
+                   GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
+  rescale_colour (pixels, 255.0f);
+  return pixels;
+}
+
+Bm3dPixels *
+bm3d_pixels_ref (Bm3dPixels *pixels)
+{
+  g_atomic_int_inc (&pixels->ref_count);
+  return pixels;
+}
+
+void
+bm3d_pixels_unref (Bm3dPixels *pixels)
+{
+  if (pixels && g_atomic_int_dec_and_test (&pixels->ref_count))
+    {
+      g_free (pixels->data);
+      g_free (pixels);
+    }
+}
+
+gfloat *
+bm3d_pixels_at (const Bm3dPixels *pixels,
+                gint              x,
+                gint              y)
+{
+  return pixels->data
+         + ((gsize) (y - pixels->rect.y) * pixels->rect.width
+            + (gsize) (x - pixels->rect.x)) * pixels->channels;
+}
+
+gsize
+bm3d_pixels_rowstride (const Bm3dPixels *pixels)
+{
+  return (gsize) pixels->rect.width * pixels->channels * sizeof (gfloat);
+}
+
+static gboolean
+rect_contains (const GeglRectangle *outer,
+               const GeglRectangle *inner)
+{
+  return inner->x >= outer->x && inner->y >= outer->y
+         && inner->x + inner->width <= outer->x + outer->width
+         && inner->y + inner->height <= outer->y + outer->height;
+}
+
+/* The engine's view of `rect` of `pixels`: no copy.  */
+static bm3d_image
+image_view (const Bm3dPixels    *pixels,
+            const GeglRectangle *rect)
+{
+  bm3d_image image;
+
+  image.width = rect->width;
+  image.height = rect->height;
+  image.channels = pixels->channels;
+  image.has_alpha = pixels->has_alpha;
+  image.stride = (size_t) pixels->rect.width * pixels->channels;
+  image.data = bm3d_pixels_at (pixels, rect->x, rect->y);
+  return image;
+}
+
+/* ---- the engine ------------------------------------------------------ */
+
+gchar *
+bm3d_render_error_message (bm3d_status        status,
+                           const bm3d_report *report,
+                           const bm3d_params *params)
+{
+  const gchar *detail = report->message[0] ? report->message
+                                           : bm3d_status_string (status);
+
+  switch (status)
+    {
+    case BM3D_ERR_NOT_IMPLEMENTED:
+      return g_strdup_printf (_("The mode “%s” is not implemented yet; "
+                                "choose BM3D (mode 0) or BM3D first phase "
+                                "only (mode 1)"),
+                              bm3d_values_mode_label (params->mode));
+    case BM3D_ERR_BACKEND_UNAVAILABLE:
+      return g_strdup_printf (_("The CUDA backend cannot be used (%s); "
+                                "choose the automatic or the CPU backend"),
+                              detail);
+    case BM3D_ERR_OUT_OF_MEMORY:
+      return g_strdup_printf (_("Not enough memory to denoise this area "
+                                "(%s); select a smaller part of the image"),
+                              detail);
+    case BM3D_ERR_INVALID_ARGUMENT:
+      return g_strdup_printf (_("Invalid expert option: %s"), detail);
+    case BM3D_ERR_CANCELLED:
+      return g_strdup (_("Denoising was cancelled"));
+    default:
+      return g_strdup_printf (_("Denoising failed: %s"), detail);
+    }
+}
+
+static void
+set_engine_error (GError            **error,
+                  bm3d_status         status,
+                  const bm3d_report  *report,
+                  const bm3d_params  *params)
+{
+  gchar *message = bm3d_render_error_message (status, report, params);
+
+  g_set_error_literal (error, BM3D_RENDER_ERROR, status, message);
+  g_free (message);
+}
+
+gboolean
+bm3d_render_area (const Bm3dPixels    *input,
+                  const GeglRectangle *core,
+                  const bm3d_params   *params,
+                  Bm3dPixels         **result,
+                  bm3d_report         *report,
+                  bm3d_status         *status_out,
+                  GError             **error)
+{
+  GeglRectangle  context;
+  bm3d_image     in, out;
+  bm3d_status    status;
+  Bm3dPixels    *output;
+  GError        *local = NULL;
+
+  *result = NULL;
+  memset (report, 0, sizeof *report);
+  if (status_out)
+    *status_out = BM3D_ERR_INVALID_ARGUMENT;
+  if (! bm3d_context_for (&input->bounds, core,
+                         input->channels - (input->has_alpha ? 1 : 0),
+                         params, &context, &local))
+    {
+      if (status_out)
+        *status_out = (bm3d_status) local->code;
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  /* The caller read a context at least this big; a bigger one (the
+   * preview keeps one for every mode) is cut to this one, since what
+   * the engine sees beyond it would change the result.  */
+  g_return_val_if_fail (rect_contains (&input->rect, &context), FALSE);
+  g_return_val_if_fail (input->scale == 255.0f, FALSE);
+
+  output = pixels_new (&context, &input->bounds, input->channels,
+                       input->has_alpha, error);
+  if (! output)
+    {
+      if (status_out)
+        *status_out = BM3D_ERR_OUT_OF_MEMORY;
+      return FALSE;
+    }
+  output->scale = 255.0f;
+
+  in = image_view (input, &context);
+  out = image_view (output, &context);
+  status = bm3d_denoise (&in, &out, params, report);
+  if (status_out)
+    *status_out = status;
+  if (status != BM3D_OK)
+    {
+      set_engine_error (error, status, report, params);
+      bm3d_pixels_unref (output);
+      return FALSE;
+    }
+
+  rescale_colour (output, 1.0f);
+  *result = output;
+  return TRUE;
+}
+
+gboolean
+bm3d_render_estimate (const Bm3dPixels  *sample,
+                      const bm3d_params *params,
+                      gfloat            *sigma,
+                      bm3d_report       *report,
+                      bm3d_status       *status_out,
+                      GError           **error)
+{
+  bm3d_image  in = image_view (sample, &sample->rect);
+  bm3d_status status;
+
+  g_return_val_if_fail (sample->scale == 255.0f, FALSE);
+
+  status = bm3d_estimate_sigma (&in, params, sigma, report);
+  if (status_out)
+    *status_out = status;
+  if (status == BM3D_ERR_NOT_IMPLEMENTED)
+    {
+      g_set_error_literal (error, BM3D_RENDER_ERROR, status,
+                           _("Estimating the noise level is not "
+                             "implemented yet; give the noise level "
+                             "(sigma), above 0 and at most 255"));
+      return FALSE;
+    }
+  if (status != BM3D_OK)
+    {
+      g_set_error (error, BM3D_RENDER_ERROR, status,
+                   _("The noise level could not be estimated: %s"),
+                   report->message[0] ? report->message
+                                      : bm3d_status_string (status));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+guchar *
+bm3d_pixels_to_u8 (const Bm3dPixels    *pixels,
+                   const Bm3dLayout    *layout,
+                   const GeglRectangle *rect)
+{
+  gsize   row_u8 = (gsize) rect->width * layout->channels;
+  guchar *buffer = g_new (guchar, row_u8 * rect->height);
+  gint    y;
+
+  g_return_val_if_fail (pixels->scale == 1.0f, buffer);
+  for (y = 0; y < rect->height; y++)
+    babl_process (layout->to_u8,
+                  bm3d_pixels_at (pixels, rect->x, rect->y + y),
+                  buffer + y * row_u8, rect->width);
+  return buffer;
+}

@@ -1,0 +1,139 @@
+/* BM3D Denoise for GIMP — the one path from a drawable's pixels through
+ * the engine and back, shared by the final run and the dialog's preview
+ * so that the preview shows what OK will do.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ *
+ * Reading from a drawable talks to GIMP and belongs to the main thread;
+ * bm3d_render_area (), bm3d_render_estimate () and bm3d_pixels_to_u8 ()
+ * touch only memory and the engine, so the dialog's worker thread calls
+ * them.
+ */
+#ifndef BM3D_RENDER_H
+#define BM3D_RENDER_H
+
+#include <libgimp/gimp.h>
+
+#include "bm3d.h"
+#include "bm3d-values.h"
+
+/* How a drawable's pixels travel to the engine: always float, always in
+ * the perceptual (gamma) encoding, whatever the image precision.  */
+typedef struct
+{
+  const Babl *format;      /* float, what the engine sees        */
+  const Babl *format_u8;   /* 8-bit, what the preview draws      */
+  const Babl *to_u8;       /* the fish between the two           */
+  gint        channels;
+  gboolean    has_alpha;
+} Bm3dLayout;
+
+/* A rectangle of a drawable's pixels, interleaved without row padding.
+ * Colour channels are on the 0..`scale` range (255: the engine's, 1:
+ * GEGL's); alpha stays as GEGL gives it.  Reference counted: the dialog
+ * shares one read among the requests of its worker thread.  */
+typedef struct
+{
+  gint           ref_count;
+  GeglRectangle  rect;       /* in drawable coordinates          */
+  GeglRectangle  bounds;     /* the drawable's extent            */
+  gint           channels;
+  gboolean       has_alpha;
+  gfloat         scale;
+  gfloat        *data;
+} Bm3dPixels;
+
+/* The largest side of the sample that sigma 0 and the Estimate button
+ * estimate the noise on: the middle of the selection, so that a huge
+ * selection costs no more than this.  */
+#define BM3D_ESTIMATE_SIDE  1024
+
+void         bm3d_layout_for          (gint32               drawable_id,
+                                       Bm3dLayout          *layout);
+
+/* The engine's parameters for `vals` (sigma, mode, backend, the BM3D
+ * expert options).  */
+void         bm3d_values_to_params    (const Bm3dValues    *vals,
+                                       bm3d_params         *params);
+
+/* The rectangle to read around `core` for `params` and an image of
+ * `colour_channels` (1 or 3, alpha not counted): the engine's margin
+ * on every side, the origin moved back to a multiple of the engine's
+ * alignment from the drawable's origin (so that every call sees BM3D's
+ * reference grid where the others see it), clipped to `bounds`.  FALSE,
+ * with `error` set, when the engine refuses `params`.  */
+gboolean     bm3d_context_for         (const GeglRectangle *bounds,
+                                       const GeglRectangle *core,
+                                       gint                 colour_channels,
+                                       const bm3d_params   *params,
+                                       GeglRectangle       *context,
+                                       GError             **error);
+
+/* The middle of `area`, at most BM3D_ESTIMATE_SIDE a side.  */
+void         bm3d_estimate_rect       (const GeglRectangle *area,
+                                       GeglRectangle       *sample);
+
+/* Reads `rect` of `source` on the engine's scale.  Main thread only.
+ * NULL, with `error` set, when memory runs out.  */
+Bm3dPixels  *bm3d_pixels_read         (GeglBuffer          *source,
+                                       const Bm3dLayout    *layout,
+                                       const GeglRectangle *rect,
+                                       GError             **error);
+Bm3dPixels  *bm3d_pixels_ref          (Bm3dPixels          *pixels);
+void         bm3d_pixels_unref        (Bm3dPixels          *pixels);
+
+/* The first value of pixel (x, y), drawable coordinates inside
+ * pixels->rect, and the bytes between two rows.  */
+gfloat      *bm3d_pixels_at           (const Bm3dPixels    *pixels,
+                                       gint                 x,
+                                       gint                 y);
+gsize        bm3d_pixels_rowstride    (const Bm3dPixels    *pixels);
+
+/* Denoises `core` of `input`, which must hold the context
+ * bm3d_context_for () gives (or more: the rest is left out).  On
+ * success `*result` is a new image of that context on GEGL's 0..1
+ * scale, its core what the final run writes; `report` says what the
+ * engine did.  On failure `error` holds a message for the user and
+ * `*status` (when non-NULL) the engine's status.  */
+gboolean     bm3d_render_area         (const Bm3dPixels    *input,
+                                       const GeglRectangle *core,
+                                       const bm3d_params   *params,
+                                       Bm3dPixels         **result,
+                                       bm3d_report         *report,
+                                       bm3d_status         *status,
+                                       GError             **error);
+
+/* Estimates the noise level of `sample` (engine scale).  */
+gboolean     bm3d_render_estimate     (const Bm3dPixels    *sample,
+                                       const bm3d_params   *params,
+                                       gfloat              *sigma,
+                                       bm3d_report         *report,
+                                       bm3d_status         *status,
+                                       GError             **error);
+
+/* `rect` of `pixels` (GEGL's scale) in the layout's 8-bit format, as
+ * gimp_preview_draw_buffer () takes it: rect->width * channels bytes a
+ * row.  */
+guchar      *bm3d_pixels_to_u8        (const Bm3dPixels    *pixels,
+                                       const Bm3dLayout    *layout,
+                                       const GeglRectangle *rect);
+
+/* A message for the user about a failed engine call.  */
+gchar       *bm3d_render_error_message (bm3d_status         status,
+                                        const bm3d_report  *report,
+                                        const bm3d_params  *params);
+
+#endif /* BM3D_RENDER_H */
