@@ -19,7 +19,8 @@
  *   rows: with the reference step 3 a row serves 8 / 3 references.  A
  *   warp takes one reference column and a strip of up to STRIP reference
  *   rows; each lane takes one vertical displacement dy and four
- *   horizontal ones dx .. dx + 3, and walks the strip's rows once,
+ *   horizontal ones dx .. dx + 3 (consecutive lanes consecutive dy, so
+ *   their candidate rows fall in distinct banks), and walks the strip's rows once,
  *   computing each row's four products (8 x 4 multiply-adds from the row
  *   of the reference column, read by all lanes at once, and 11 pixels of
  *   the candidate row) into a ring of the last eight rows.  When the
@@ -87,6 +88,10 @@ nm_window_for (int x_first, int x_last, int y_top, int y_last, int radius)
   w.y0 = y_top - radius;
   w.w = x_last - x_first + 2 * radius + BM3D_PATCH + NM_DX;
   w.h = y_last - y_top + 2 * radius + BM3D_PATCH;
+  /* An odd row length: the lanes of a warp read the same column of
+   * consecutive rows (consecutive dy), which then fall in distinct
+   * banks.  */
+  w.w |= 1;
   return w;
 }
 
@@ -202,8 +207,9 @@ block_match_strips (match_args a, int strip)
     {
       const int item = base + lane;
       const bool active = item < items;
-      const int dyi = active ? item / groups : 0;
-      const int g = active ? item - dyi * groups : 0;
+      /* Consecutive lanes take consecutive dy (see nm_window_for).  */
+      const int g = active ? item / ndy : 0;
+      const int dyi = active ? item - g * ndy : 0;
       const int dy = dyi - a.radius;
       const int dx0 = g * NM_DX - a.radius;
       /* Row y of the walk reads candidate row y + dy from here (the
