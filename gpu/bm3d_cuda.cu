@@ -44,12 +44,15 @@
 #include <cuda_runtime.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine.h"
 #include "cuda_device.cuh"
+#include "bm3d_cuda_kernels.cuh"
 
 /* Patches in shared memory: rows 9 floats apart and patches 72 apart, so
  * a warp's row, column and per-coefficient accesses hit distinct banks.  */
@@ -82,9 +85,7 @@
  * may hold, so 64 always fit.  */
 #define MATCH_PENDING 64
 
-/* Pixels are centred before matching: |P|^2 + |Q|^2 - 2 P.Q then cancels
- * four times less precision than on the raw 0..255 scale.  */
-#define MATCH_CENTRE 128.0f
+#define MATCH_CENTRE BM3D_MATCH_CENTRE
 
 /* References per batch (about): bounds the match lists' memory.  */
 #define BATCH_REFS   (1 << 17)
@@ -96,35 +97,6 @@
 __constant__ float c_transform[4][BM3D_PATCH][BM3D_PATCH];
 __constant__ float c_kaiser[2][BM3D_PATCH_AREA];
 
-/* ---- geometry ------------------------------------------------------- */
-
-/* The reference grid along one axis of length `len`: 0, step, 2 step, ...
- * up to len - k, plus len - k itself so the border is covered.  */
-typedef struct
-{
-  int n_regular;   /* multiples of step that fit                        */
-  int n;           /* with the last position added when needed          */
-  int last;        /* len - k                                            */
-  int step;
-} ref_axis;
-
-static ref_axis
-ref_axis_for (int len, int step)
-{
-  ref_axis a;
-
-  a.last = len - BM3D_PATCH;
-  a.step = step;
-  a.n_regular = a.last / step + 1;
-  a.n = a.n_regular + (a.last % step != 0);
-  return a;
-}
-
-__device__ __forceinline__ int
-ref_coord (const ref_axis &a, int i)
-{
-  return i < a.n_regular ? i * a.step : a.last;
-}
 
 /* ---- patch norms ------------------------------------------------------ */
 
@@ -155,86 +127,6 @@ patch_norms (const float *__restrict__ plane, int width, int height,
 
 /* ---- block matching ------------------------------------------------- */
 
-typedef struct
-{
-  const float *plane;     /* matching plane (noisy or basic luminance)   */
-  const float *norms;
-  int          width, height;
-  ref_axis     ax, ay;
-  int          radius;    /* search / 2                                  */
-  int          group_max; /* N                                           */
-  float        tau;       /* max distance, per pixel                      */
-  int          ry_begin, ry_end;
-  int         *lists;     /* [batch ref][N] raster positions             */
-  int         *counts;    /* [batch ref] group size m                     */
-} match_args;
-
-/* Sorts one 64-bit key per lane across the warp, smallest in lane 0
- * (bitonic sort).  */
-__device__ __forceinline__ uint64_t
-sort_keys (uint64_t key, int lane)
-{
-#pragma unroll
-  for (int size = 2; size <= 32; size <<= 1)
-#pragma unroll
-    for (int stride = size >> 1; stride > 0; stride >>= 1)
-      {
-        const uint64_t other = __shfl_xor_sync (FULL_MASK, key, stride);
-        const bool ascending = (lane & size) == 0 || size == 32;
-        const bool lower = (lane & stride) == 0;
-
-        key = lower == ascending ? min (key, other) : max (key, other);
-      }
-  return key;
-}
-
-/* The 32 smallest of two warp-wide sorted lists, sorted: the first list
- * against the second reversed gives a bitonic sequence holding them,
- * which a bitonic merge sorts.  */
-__device__ __forceinline__ uint64_t
-merge_sorted (uint64_t list, uint64_t sorted, int lane)
-{
-  uint64_t key = min (list, __shfl_sync (FULL_MASK, sorted, 31 - lane));
-
-#pragma unroll
-  for (int stride = 16; stride > 0; stride >>= 1)
-    {
-      const uint64_t other = __shfl_xor_sync (FULL_MASK, key, stride);
-
-      key = (lane & stride) == 0 ? min (key, other) : max (key, other);
-    }
-  return key;
-}
-
-/* Merges the first (up to) 32 keys of the warp's buffer `pend` into the
- * list and moves the rest to the front of the buffer.  */
-__device__ __forceinline__ uint64_t
-merge_pending (uint64_t list, uint64_t *pend, int &pending, int lane)
-{
-  __syncwarp ();
-  const uint64_t key = lane < pending ? pend[lane] : ~(uint64_t) 0;
-  const bool moves = lane + 32 < pending;
-  const uint64_t rest = moves ? pend[lane + 32] : 0;
-
-  __syncwarp ();
-  if (moves)
-    pend[lane] = rest;
-  __syncwarp ();
-  pending = max (pending - 32, 0);
-  return merge_sorted (list, sort_keys (key, lane), lane);
-}
-
-/* The largest distance a candidate may have to enter the list: tau while
- * the list has fewer than N members, else its N-th key's distance (ties
- * pass, their raster index decides in the merge).  */
-__device__ __forceinline__ float
-entry_bound (uint64_t list, int group_max, float tau)
-{
-  const uint64_t worst = __shfl_sync (FULL_MASK, list, group_max - 1);
-
-  return worst == ~(uint64_t) 0 ? tau
-         : fminf (tau, __uint_as_float ((uint32_t) (worst >> 32)));
-}
 
 __global__ void __launch_bounds__ (MATCH_WARPS * 32, MATCH_BLOCKS_PER_SM)
 block_match (match_args a)
@@ -408,23 +300,6 @@ block_match (match_args a)
 
 /* ---- collaborative filtering ---------------------------------------- */
 
-typedef struct
-{
-  const float *noisy[BM3D_MAX_CHANNELS];
-  const float *basic[BM3D_MAX_CHANNELS];
-  float       *num[BM3D_MAX_CHANNELS];
-  float       *den[BM3D_MAX_CHANNELS];
-  float        sigma[BM3D_MAX_CHANNELS];
-  float        lambda;          /* hard threshold / sigma               */
-  int          width, height;
-  ref_axis     ax, ay;
-  int          radius;
-  int          group_max;
-  int          ry_begin, ry_end;
-  int          rect_x, rect_y;  /* references per block                 */
-  const int   *lists;
-  const int   *counts;
-} filter_args;
 
 /* Apply the 8x8 matrix c_transform[T] to every row (ROWS) or column of
  * the m patches in `buf`: out[a] = sum_b M[a][b] in[b].  A lane takes
@@ -761,12 +636,22 @@ struct filter_layout
   static const int warp_floats = group * PATCH_PITCH;
 };
 
+/* Floats of a warp's group buffer for groups of up to `group_max`
+ * patches (the expert options allow 32 in the first phase too).  */
+__host__ __device__ inline int
+filter_warp_floats (bool wiener, int group_max)
+{
+  const int group = wiener || group_max > 16 ? 32 : 16;
+
+  return group * PATCH_PITCH;
+}
+
 template <bool WIENER>
 __device__ __forceinline__ void
 collaborative_filter (const filter_args &a)
 {
-  typedef filter_layout<WIENER> L;
   extern __shared__ float smem[];
+  const int warp_floats = filter_warp_floats (WIENER, a.group_max);
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const int warps = blockDim.x >> 5;
@@ -776,10 +661,10 @@ collaborative_filter (const filter_args &a)
   const int rx1 = min (a.ax.n, rx0 + a.rect_x);
   const int ry1 = min (a.ry_end, ry0 + a.rect_y);
 
-  float *buf = smem + warp * L::warp_floats;
-  int *pos = (int *) (smem + warps * L::warp_floats) + warp * 64;
+  float *buf = smem + warp * warp_floats;
+  int *pos = (int *) (smem + warps * warp_floats) + warp * 64;
   int *px = pos, *py = pos + 32;
-  float *kaiser = smem + warps * (L::warp_floats + 64);
+  float *kaiser = smem + warps * (warp_floats + 64);
 
   for (int t = threadIdx.x; t < BM3D_PATCH_AREA; t += blockDim.x)
     kaiser[t] = c_kaiser[WIENER][t];
@@ -793,9 +678,9 @@ collaborative_filter (const filter_args &a)
       const int ry = ry0 + g / (rx1 - rx0);
       const int rx = rx0 + g % (rx1 - rx0);
       const size_t r = (size_t) (ry - a.ry_begin) * a.ax.n + rx;
-      /* Both loads at once: entries past m are never used.  */
+      /* Entries past m were never written: not even read.  */
       const int m = a.counts[r];
-      const int idx = lane < a.group_max ? a.lists[r * a.group_max + lane] : 0;
+      const int idx = lane < m ? a.lists[r * a.group_max + lane] : 0;
 
       if (lane < m)
         {
@@ -819,7 +704,8 @@ collaborative_filter (const filter_args &a)
             case 2:  kept = threshold_group<2> (buf, thr, lane); break;
             case 4:  kept = threshold_group<4> (buf, thr, lane); break;
             case 8:  kept = threshold_group<8> (buf, thr, lane); break;
-            default: kept = threshold_group<16> (buf, thr, lane); break;
+            case 16: kept = threshold_group<16> (buf, thr, lane); break;
+            default: kept = threshold_group<32> (buf, thr, lane); break;
             }
           __syncwarp ();
           transform_2d<0, 1> (buf, m, lane, true);
@@ -912,6 +798,33 @@ typedef struct
 } filter_config;
 
 
+/* ---- host side: the kernel set ---------------------------------------- */
+
+/* The set BM3D_CUDA_KERNELS does not name.  The second-round kernels
+ * become the default once an H100 run has verified them.  */
+#define KERNELS_DEFAULT BM3D_CUDA_KERNELS_CLASSIC
+
+static pthread_once_t    kernel_set_once = PTHREAD_ONCE_INIT;
+static bm3d_cuda_kernels kernel_set = KERNELS_DEFAULT;
+
+static void
+kernel_set_read (void)
+{
+  const char *v = getenv ("BM3D_CUDA_KERNELS");
+
+  if (v && strcmp (v, "classic") == 0)
+    kernel_set = BM3D_CUDA_KERNELS_CLASSIC;
+  else if (v && strcmp (v, "new") == 0)
+    kernel_set = BM3D_CUDA_KERNELS_NEW;
+}
+
+bm3d_cuda_kernels
+bm3d_cuda_kernel_set (void)
+{
+  pthread_once (&kernel_set_once, kernel_set_read);
+  return kernel_set;
+}
+
 /* ---- host side: sizes ------------------------------------------------- */
 
 /* Planes of a tile on the device: noisy, basic, numerator and
@@ -989,6 +902,8 @@ upload_tables (bm3d_job *job)
                                                  sizeof kaiser, 0,
                                                  cudaMemcpyHostToDevice,
                                                  dev->stream));
+  BM3D_CUDA_CHECK (job, bm3d_cuda_filter_tables (tf, (const float (*)[BM3D_PATCH_AREA]) kaiser,
+                                                 dev->stream));
   BM3D_CUDA_CHECK (job, cudaStreamSynchronize (dev->stream));
   dev->bm3d_tables_for = key;
   return BM3D_OK;
@@ -999,16 +914,16 @@ upload_tables (bm3d_job *job)
  * shared memory is short.  */
 template <bool WIENER>
 static filter_config
-filter_config_for (const bm3d_cuda_device *dev)
+filter_config_for (const bm3d_cuda_device *dev, int group_max)
 {
-  typedef filter_layout<WIENER> L;
+  const int warp_floats = filter_warp_floats (WIENER, group_max);
   static const int warps_try[] = { WIENER ? WIENER_WARPS : HARD_WARPS, 4, 2, 1 };
   static const int rect_try[] = { 4, 4, 4, 2 };
   filter_config f = { 1, 1, 0 };
 
   for (int i = 0; i < 4; i++)
     {
-      size_t bytes = sizeof (float) * (size_t) warps_try[i] * L::warp_floats
+      size_t bytes = sizeof (float) * (size_t) warps_try[i] * warp_floats
                      + sizeof (int) * 64 * warps_try[i]
                      + sizeof (float) * BM3D_PATCH_AREA;
       f.warps = warps_try[i];
@@ -1032,6 +947,7 @@ typedef struct
   int          *lists;
   int          *counts;
   int           batch_rows;
+  size_t        plane_floats;   /* floats a plane holds, padding included */
 } tile_buffers;
 
 /* One phase: block matching and collaborative filtering batch by batch,
@@ -1049,8 +965,10 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
   const int radius = pp->search / 2;
   float *const *match_plane = wiener ? tb->basic : tb->noisy;
   bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
-  filter_config fc = wiener ? filter_config_for<true> (dev)
-                            : filter_config_for<false> (dev);
+  const int group_max = pp->group_max < BM3D_GROUP_MAX ? pp->group_max
+                                                       : BM3D_GROUP_MAX;
+  filter_config fc = wiener ? filter_config_for<true> (dev, group_max)
+                            : filter_config_for<false> (dev, group_max);
   match_args ma;
   filter_args fa;
   dim3 nb ((tb->width + 31) / 32, (tb->height + 7) / 8);
@@ -1108,9 +1026,24 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
   fa.lists = tb->lists;
   fa.counts = tb->counts;
 
-  int rows = tb->batch_rows - tb->batch_rows % fc.rect;
-  if (rows < fc.rect)
-    rows = fc.rect;
+  /* The second-round kernels where the set asks for them and their
+   * shared memory fits this device; the classic ones otherwise.  */
+  const bool second = bm3d_cuda_kernel_set () == BM3D_CUDA_KERNELS_NEW;
+  bm3d_filter_shape fs;
+  bm3d_match_shape ms;
+  const bool new_filter = second
+                          && bm3d_cuda_filter_shape (wiener, pp->step, radius,
+                                                     group_max, dev->smem_optin,
+                                                     &fs);
+  const bool new_match = second
+                         && bm3d_cuda_match_shape (pp->step, radius,
+                                                   dev->smem_optin, &ms);
+  const int rect = new_filter ? fs.rect : fc.rect;
+
+  /* Batches of whole filter blocks (batch_rows is a multiple of 8).  */
+  int rows = tb->batch_rows - tb->batch_rows % rect;
+  if (rows < rect)
+    rows = rect;
   int b = 0;
   for (int ry = 0; ry < ay.n; ry += rows, b++)
     {
@@ -1118,19 +1051,32 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
 
       ma.ry_begin = fa.ry_begin = ry;
       ma.ry_end = fa.ry_end = ry_end;
-      block_match<<<dim3 ((ax.n + MATCH_WARPS - 1) / MATCH_WARPS, ry_end - ry),
-                    MATCH_WARPS * 32, match_smem, dev->stream>>> (ma);
-      BM3D_CUDA_CHECK_LAUNCH (job, "block_match");
-
-      dim3 grid ((ax.n + fc.rect - 1) / fc.rect,
-                 (ry_end - ry + fc.rect - 1) / fc.rect, tb->channels);
-      if (wiener)
-        collaborative_filter_wiener<<<grid, fc.warps * 32, fc.smem,
-                                      dev->stream>>> (fa);
+      if (new_match)
+        BM3D_CUDA_CHECK (job, bm3d_cuda_match_launch (&ma, &ms, dev->stream));
       else
-        collaborative_filter_hard<<<grid, fc.warps * 32, fc.smem,
-                                    dev->stream>>> (fa);
-      BM3D_CUDA_CHECK_LAUNCH (job, "collaborative_filter");
+        {
+          block_match<<<dim3 ((ax.n + MATCH_WARPS - 1) / MATCH_WARPS,
+                              ry_end - ry),
+                        MATCH_WARPS * 32, match_smem, dev->stream>>> (ma);
+          BM3D_CUDA_CHECK_LAUNCH (job, "block_match");
+        }
+
+      if (new_filter)
+        BM3D_CUDA_CHECK (job, bm3d_cuda_filter_launch (wiener, &fa, &fs,
+                                                       tb->channels,
+                                                       dev->stream));
+      else
+        {
+          dim3 grid ((ax.n + fc.rect - 1) / fc.rect,
+                     (ry_end - ry + fc.rect - 1) / fc.rect, tb->channels);
+          if (wiener)
+            collaborative_filter_wiener<<<grid, fc.warps * 32, fc.smem,
+                                          dev->stream>>> (fa);
+          else
+            collaborative_filter_hard<<<grid, fc.warps * 32, fc.smem,
+                                        dev->stream>>> (fa);
+          BM3D_CUDA_CHECK_LAUNCH (job, "collaborative_filter");
+        }
 
       /* Keep one batch queued behind the one being waited for, so the
        * device never idles while the host reports progress.  */
@@ -1194,6 +1140,7 @@ tile_buffers_reserve (int max_w, int max_h, int C, size_t extra,
   memset (tb, 0, sizeof *tb);
   tb->channels = C;
   tb->batch_rows = rows;
+  tb->plane_floats = plane_floats;
   for (int c = 0; c < C; c++)
     {
       tb->noisy[c] = f + off; off += plane_floats;
@@ -1229,11 +1176,14 @@ tile_denoise (tile_buffers *tb, int width, int height, const float *sigma,
   tb->count = (size_t) width * height;
   for (int c = 0; c < tb->channels; c++)
     {
+      /* The whole plane, padding included: the vector reductions of
+       * aggregation read (and add zeros to) the floats past the last
+       * pixel.  */
       BM3D_CUDA_CHECK (job, cudaMemsetAsync (tb->num[c], 0,
-                                             tb->count * sizeof (float),
+                                             tb->plane_floats * sizeof (float),
                                              dev->stream));
       BM3D_CUDA_CHECK (job, cudaMemsetAsync (tb->den[c], 0,
-                                             tb->count * sizeof (float),
+                                             tb->plane_floats * sizeof (float),
                                              dev->stream));
     }
 

@@ -10,7 +10,10 @@ gpu_libbm3d_a_SOURCES += \
 	gpu/cuda_check.cuh \
 	gpu/cuda_device.cuh \
 	gpu/cuda_device.cu \
+	gpu/bm3d_cuda_kernels.cuh \
 	gpu/bm3d_cuda.cu \
+	gpu/bm3d_cuda_match.cu \
+	gpu/bm3d_cuda_filter.cu \
 	gpu/nlm_cuda.cu \
 	gpu/isoline_cuda.cu
 
@@ -32,4 +35,5 @@ gpu_libbm3d_a_SOURCES += gpu/cuda_none.c
 endif
 
 EXTRA_DIST += gpu/cuda_check.cuh gpu/cuda_device.cuh gpu/cuda_device.cu \
-	gpu/bm3d_cuda.cu gpu/nlm_cuda.cu gpu/isoline_cuda.cu gpu/cuda_none.c
+	gpu/bm3d_cuda_kernels.cuh gpu/bm3d_cuda.cu gpu/bm3d_cuda_match.cu \
+	gpu/bm3d_cuda_filter.cu gpu/nlm_cuda.cu gpu/isoline_cuda.cu gpu/cuda_none.c

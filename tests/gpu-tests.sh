@@ -6,13 +6,16 @@
 #   top_builddir=BUILD top_srcdir=SRC sh tests/gpu-tests.sh
 #
 # BM3D_GPU_TEST_KEEP=DIR keeps the images and logs in DIR;
-# BM3D_GPU_TEST_QUICK=1 leaves out the 4001x2999 and 100 MP cases.
+# BM3D_GPU_TEST_QUICK=1 leaves out the 4001x2999 and 100 MP cases;
+# BM3D_CUDA_KERNELS=classic|new picks the CUDA kernel set under test
+# (gpu/bm3d_cuda.cu; unset: its default).
 set -u
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=${top_builddir:-.}
 denoise=$top_builddir/cli/bm3d-denoise
 bench=$top_builddir/bench/bm3d-bench
+options=$top_builddir/tests/gpu-options
 data=$top_srcdir/tests/data
 
 version=$("$denoise" --version 2>&1)
@@ -73,8 +76,9 @@ psnr_of () {
   "$bench" --diff "$1" "$2" | awk '{ print $2 }'
 }
 
-echo "1..15"
+echo "1..18"
 printf '%s\n' "$version" | sed 's/^/# /'
+echo "# CUDA kernel set: ${BM3D_CUDA_KERNELS:-default}"
 
 # ---- GPU and CPU agree on photographs (6 tests) ------------------------
 for img in camera astronaut; do
@@ -141,10 +145,25 @@ for geom in "1 1 1" "7 7 3" "1000 9 1" "4001 2999 3"; do
   fi
 done
 
-# ---- compute-sanitizer (2 tests) -----------------------------------------
+# ---- the expert options (1 test) ----------------------------------------
+name="expert options (search, groups, step, lambda, chroma): GPU matches the CPU"
+"$options" "$data/astronaut.png" 160 128 >"$tmp/options.log" 2>&1
+rc=$?
+show "$tmp/options.log"
+if [ "$rc" = 0 ]; then
+  ok "$name"
+elif [ "$rc" = 77 ]; then
+  skip "$name" "no CUDA device"
+else
+  not_ok "$name"
+fi
+
+# ---- compute-sanitizer (4 tests) -----------------------------------------
+# initcheck: no kernel reads device memory nothing wrote; synccheck: every
+# barrier and warp-synchronous call is reached by the threads it names.
 "$bench" --synth 67 45 3 "$tmp/small-clean.pfm"
 "$denoise" --add-noise 25 --seed 5 "$tmp/small-clean.pfm" "$tmp/small-noisy.pfm"
-for tool in memcheck racecheck; do
+for tool in memcheck racecheck synccheck initcheck; do
   name="compute-sanitizer $tool is clean on a 67x45 RGB image"
   if [ -z "$sanitizer" ]; then
     skip "$name" "compute-sanitizer not found"

@@ -1,0 +1,206 @@
+/* What the CUDA BM3D backend's files share: the reference grid, the
+ * arguments of the matching and filtering kernels, and the launchers of
+ * the second-round kernels (bm3d_cuda_match.cu, bm3d_cuda_filter.cu).
+ * bm3d_cuda.cu holds the host orchestration and the first-round
+ * ("classic") kernels; the environment variable BM3D_CUDA_KERNELS picks
+ * the set at run time (see bm3d_cuda_kernel_set).  */
+#ifndef BM3D_CUDA_KERNELS_CUH
+#define BM3D_CUDA_KERNELS_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "engine.h"
+
+#define BM3D_CUDA_FULL_MASK 0xffffffffu
+
+/* Pixels are centred before matching: |P|^2 + |Q|^2 - 2 P.Q then cancels
+ * four times less precision than on the raw 0..255 scale.  */
+#define BM3D_MATCH_CENTRE 128.0f
+
+/* The reference grid along one axis of length `len`: 0, step, 2 step, ...
+ * up to len - k, plus len - k itself so the border is covered.  */
+typedef struct
+{
+  int n_regular;   /* multiples of step that fit                        */
+  int n;           /* with the last position added when needed          */
+  int last;        /* len - k                                            */
+  int step;
+} ref_axis;
+
+static inline ref_axis
+ref_axis_for (int len, int step)
+{
+  ref_axis a;
+
+  a.last = len - BM3D_PATCH;
+  a.step = step;
+  a.n_regular = a.last / step + 1;
+  a.n = a.n_regular + (a.last % step != 0);
+  return a;
+}
+
+__host__ __device__ __forceinline__ int
+ref_coord (const ref_axis &a, int i)
+{
+  return i < a.n_regular ? i * a.step : a.last;
+}
+
+typedef struct
+{
+  const float *plane;     /* matching plane (noisy or basic luminance)   */
+  const float *norms;     /* |Q|^2 of every patch of the centred plane    */
+  int          width, height;
+  ref_axis     ax, ay;
+  int          radius;    /* search / 2                                  */
+  int          group_max; /* N                                           */
+  float        tau;       /* max distance, per pixel                      */
+  int          ry_begin, ry_end;
+  int         *lists;     /* [batch ref][N] raster positions             */
+  int         *counts;    /* [batch ref] group size m                     */
+} match_args;
+
+typedef struct
+{
+  const float *noisy[BM3D_MAX_CHANNELS];
+  const float *basic[BM3D_MAX_CHANNELS];
+  float       *num[BM3D_MAX_CHANNELS];
+  float       *den[BM3D_MAX_CHANNELS];
+  float        sigma[BM3D_MAX_CHANNELS];
+  float        lambda;          /* hard threshold / sigma               */
+  int          width, height;
+  ref_axis     ax, ay;
+  int          radius;
+  int          group_max;
+  int          ry_begin, ry_end;
+  int          rect_x, rect_y;  /* references per block                 */
+  const int   *lists;
+  const int   *counts;
+} filter_args;
+
+/* ---- the best N of a reference's candidates (both matchers) ---------- */
+
+/* Sorts one 64-bit key per lane across the warp, smallest in lane 0
+ * (bitonic sort).  */
+__device__ __forceinline__ uint64_t
+sort_keys (uint64_t key, int lane)
+{
+#pragma unroll
+  for (int size = 2; size <= 32; size <<= 1)
+#pragma unroll
+    for (int stride = size >> 1; stride > 0; stride >>= 1)
+      {
+        const uint64_t other = __shfl_xor_sync (BM3D_CUDA_FULL_MASK, key, stride);
+        const bool ascending = (lane & size) == 0 || size == 32;
+        const bool lower = (lane & stride) == 0;
+
+        key = lower == ascending ? min (key, other) : max (key, other);
+      }
+  return key;
+}
+
+/* The 32 smallest of two warp-wide sorted lists, sorted: the first list
+ * against the second reversed gives a bitonic sequence holding them,
+ * which a bitonic merge sorts.  */
+__device__ __forceinline__ uint64_t
+merge_sorted (uint64_t list, uint64_t sorted, int lane)
+{
+  uint64_t key = min (list, __shfl_sync (BM3D_CUDA_FULL_MASK, sorted, 31 - lane));
+
+#pragma unroll
+  for (int stride = 16; stride > 0; stride >>= 1)
+    {
+      const uint64_t other = __shfl_xor_sync (BM3D_CUDA_FULL_MASK, key, stride);
+
+      key = (lane & stride) == 0 ? min (key, other) : max (key, other);
+    }
+  return key;
+}
+
+/* Merges the first (up to) 32 keys of the warp's buffer `pend` into the
+ * list and moves the rest to the front of the buffer.  */
+__device__ __forceinline__ uint64_t
+merge_pending (uint64_t list, uint64_t *pend, int &pending, int lane)
+{
+  __syncwarp ();
+  const uint64_t key = lane < pending ? pend[lane] : ~(uint64_t) 0;
+  const bool moves = lane + 32 < pending;
+  const uint64_t rest = moves ? pend[lane + 32] : 0;
+
+  __syncwarp ();
+  if (moves)
+    pend[lane] = rest;
+  __syncwarp ();
+  pending = max (pending - 32, 0);
+  return merge_sorted (list, sort_keys (key, lane), lane);
+}
+
+/* The largest distance a candidate may have to enter the list: tau while
+ * the list has fewer than N members, else its N-th key's distance (ties
+ * pass, their raster index decides in the merge).  */
+__device__ __forceinline__ float
+entry_bound (uint64_t list, int group_max, float tau)
+{
+  const uint64_t worst = __shfl_sync (BM3D_CUDA_FULL_MASK, list, group_max - 1);
+
+  return worst == ~(uint64_t) 0 ? tau
+         : fminf (tau, __uint_as_float ((uint32_t) (worst >> 32)));
+}
+
+/* The kernel sets.  */
+typedef enum
+{
+  BM3D_CUDA_KERNELS_CLASSIC = 0,   /* first round: known good          */
+  BM3D_CUDA_KERNELS_NEW = 1        /* second round                     */
+} bm3d_cuda_kernels;
+
+/* BM3D_CUDA_KERNELS=classic|new, read once per process (a benchmarking
+ * switch; unset or unknown: the default).  */
+bm3d_cuda_kernels bm3d_cuda_kernel_set (void);
+
+/* ---- second-round filtering (bm3d_cuda_filter.cu) --------------------- */
+
+/* The 2D transforms ([0] hard forward, [1] hard inverse, [2] Wiener
+ * forward, [3] Wiener inverse) and Kaiser windows of both phases, into
+ * the filter file's constant memory (on `stream`).  */
+cudaError_t bm3d_cuda_filter_tables (const float tf[4][BM3D_PATCH][BM3D_PATCH],
+                                     const float kaiser[2][BM3D_PATCH_AREA],
+                                     cudaStream_t stream);
+
+/* Launch shape of the second-round filter for a phase: references per
+ * block side, warps, dynamic shared bytes.  Returns 0 (and leaves the
+ * caller on the classic filter) when no shape fits `smem_optin`.  */
+typedef struct
+{
+  int    rect;
+  int    warps;
+  size_t smem;
+  int    tile_side;      /* largest aggregation tile side (pixels)   */
+} bm3d_filter_shape;
+
+int bm3d_cuda_filter_shape (int wiener, int step, int radius, int group_max,
+                            int smem_optin, bm3d_filter_shape *shape);
+
+/* Filter the groups of one batch: grid (references / rect) x
+ * (rows / rect) x channels.  */
+cudaError_t bm3d_cuda_filter_launch (int wiener, const filter_args *fa,
+                                     const bm3d_filter_shape *shape,
+                                     int channels, cudaStream_t stream);
+
+/* ---- second-round block matching (bm3d_cuda_match.cu) ----------------- */
+
+typedef struct
+{
+  int    strip;          /* reference rows a warp walks              */
+  int    warps;          /* reference columns a block takes          */
+  size_t smem;
+} bm3d_match_shape;
+
+int bm3d_cuda_match_shape (int step, int radius, int smem_optin,
+                           bm3d_match_shape *shape);
+
+cudaError_t bm3d_cuda_match_launch (const match_args *ma,
+                                    const bm3d_match_shape *shape,
+                                    cudaStream_t stream);
+
+#endif /* BM3D_CUDA_KERNELS_CUH */
