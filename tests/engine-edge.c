@@ -482,8 +482,9 @@ check_context (void)
   params.mode = BM3D_MODE_ISOLINE;
   params.isoline.length_max = 10;
   status = bm3d_context_margin (&params, 1, &margin, &align, &report);
-  tap_ok (status == BM3D_OK && margin == 12 && align == 1,
-          "context: isoline of 10 pixels needs n + 2 = 12 (got %d)", margin);
+  tap_ok (status == BM3D_OK && margin >= 12 && align == 1,
+          "context: isoline of 10 pixels needs at least n + 2 = 12 (got %d)",
+          margin);
 
   bm3d_params_init (&params);
   params.sigma = 0.0f;

@@ -37,7 +37,7 @@ run_gimp "$log" \
   "$(denoise strips "$work/noisy.png" '#f' 0)" \
   "$(denoise rgba "$work/noisy-rgba.png" '#f' 0)" \
   "$(denoise sel "$work/noisy.png" "'($sel_x $sel_y $sel_w $sel_h)" 0)" \
-  "(t-try \"$work/noisy.png\" $u8 RUN-NONINTERACTIVE 25.0 3 0
+  "(t-try \"$work/noisy.png\" $u8 RUN-NONINTERACTIVE 25.0 0 2
           \"$work/refused-before.raw\" \"$work/refused-after.raw\")"
 unset BM3D_STRIP_ROWS
 
@@ -76,9 +76,16 @@ check "strips, selection: pixels outside bit-exact, inside changed" \
   "$pixels" same-outside "$work/sel-before.raw" "$work/sel-after.raw" \
   128x200x3xu8 $sel_x $sel_y $sel_w $sel_h
 
-check "strips, mode 3: refused" grep -q "t-outcome: refused" "$log"
-check "strips, mode 3: the image unchanged" \
-  cmp "$work/refused-before.raw" "$work/refused-after.raw"
+# Backend 2 (CUDA) fails where there is no usable GPU, as on the test
+# machines; where there is one, no call fails and the check is skipped.
+if grep -q "CUDA backend cannot be used" "$log"; then
+  check "strips, backend 2 without a GPU: refused" \
+    grep -q "t-outcome: refused" "$log"
+  check "strips, backend 2 without a GPU: the image unchanged" \
+    cmp "$work/refused-before.raw" "$work/refused-after.raw"
+else
+  ok "strips, a failing call # SKIP the CUDA backend works here"
+fi
 
 if test $tap_failed -gt 0; then
   sed 's/^/# gimp (one piece): /' "$log_whole"

@@ -10,9 +10,7 @@ EXTRA_DIST += tests/gpu-tests.sh \
 # The expert options on both backends: run by tests/gpu-tests.sh and
 # bench/cuda-round2.sh (built everywhere, so it is always compiled).
 noinst_PROGRAMS += tests/gpu-options
-tests_gpu_options_SOURCES = tests/gpu-options.c cli/image_io.c \
-	cli/image_io.h cli/util.c cli/util.h
+tests_gpu_options_SOURCES = tests/gpu-options.c cli/util.c cli/util.h
 tests_gpu_options_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
-tests_gpu_options_CFLAGS = $(AM_CFLAGS) $(PNG_CFLAGS)
-tests_gpu_options_LDADD = gpu/libbm3d.a $(PNG_LIBS) $(CUDA_LIBS) \
+tests_gpu_options_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
