@@ -4,7 +4,8 @@ ENGINE_TESTS = \
 	tests/engine-match \
 	tests/engine-threads \
 	tests/engine-edge \
-	tests/engine-quality
+	tests/engine-quality \
+	tests/engine-estimate
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
 # tests/data/ (camera.png, astronaut.png, their licence) is distributed
@@ -31,3 +32,13 @@ tests_engine_quality_SOURCES = tests/engine-quality.c tests/engine-tap.h \
 tests_engine_quality_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
 tests_engine_quality_CFLAGS = $(AM_CFLAGS) $(PNG_CFLAGS)
 tests_engine_quality_LDADD = $(PNG_LIBS) $(ENGINE_TEST_LIBS)
+
+# Noise estimation on the test photographs (and Set12 when
+# ../shared/benchmark-sets is there), with the command's noise generator.
+tests_engine_estimate_SOURCES = tests/engine-estimate.c tests/engine-tap.h \
+	cli/image_io.c cli/image_io.h cli/util.c cli/util.h
+tests_engine_estimate_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+tests_engine_estimate_CFLAGS = $(AM_CFLAGS) $(PNG_CFLAGS)
+tests_engine_estimate_LDADD = $(PNG_LIBS) $(ENGINE_TEST_LIBS)
+EXTRA_DIST += tests/data/coffee.png tests/data/chelsea.png \
+	tests/data/brick.png tests/data/gravel.png
