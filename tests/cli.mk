@@ -6,6 +6,7 @@ CLI_TESTS = \
 	tests/cli-usage.sh \
 	tests/cli-formats.sh \
 	tests/cli-noise.sh \
-	tests/cli-denoise.sh
+	tests/cli-denoise.sh \
+	tests/cli-estimate.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli-lib.sh tests/cli-images.py
