@@ -185,16 +185,25 @@ extract_luminance (const bm3d_image *in, const est_region *r, int y,
         }
       luma[x] = bm3d_colour_fwd[0][0] * row[0] + bm3d_colour_fwd[0][1] * row[1]
                 + bm3d_colour_fwd[0][2] * row[2];
-      darkest[x] = fminf (row[0], fminf (row[1], row[2]));
-      brightest[x] = fmaxf (row[0], fmaxf (row[1], row[2]));
+      float lo = row[0] < row[1] ? row[0] : row[1];
+      float hi = row[0] < row[1] ? row[1] : row[0];
+
+      darkest[x] = lo < row[2] ? lo : row[2];
+      brightest[x] = hi > row[2] ? hi : row[2];
     }
   return clipped;
 }
 
 /* ---- transform_patch ------------------------------------------------- */
 
-/* One patch row: eight floats (one AVX register, or two SSE ones).  */
+/* One patch row: eight floats (one AVX register, or two SSE ones), and
+ * the same read straight from an image row: unaligned, and as one load,
+ * since a copy through memory would stall on store forwarding.  A macro,
+ * as vectors passed by value differ between the two builds' ABIs.  */
 typedef float row8 __attribute__ ((vector_size (32)));
+typedef float row8_unaligned
+  __attribute__ ((vector_size (32), aligned (4), may_alias));
+#define load_row(p) (*(const row8_unaligned *) (p))
 
 /* The 2D DCT as the patch transform wants it: rows of F for the first
  * pass, rows of F^T for the second, and per vertical frequency u a mask
@@ -231,7 +240,7 @@ patch_mean (const float *src, size_t pitch)
   row8 d[EST_PATCH], r;
 
   for (int y = 0; y < EST_PATCH; y++)
-    memcpy (&d[y], src + y * pitch, sizeof (row8));
+    d[y] = load_row (src + y * pitch);
   r = ((d[0] + d[1]) + (d[2] + d[3])) + ((d[4] + d[5]) + (d[6] + d[7]));
   return (((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7])))
          / (EST_PATCH * EST_PATCH);
@@ -239,21 +248,19 @@ patch_mean (const float *src, size_t pitch)
 
 /* The patch at `src` (rows `pitch` floats apart): its texture energy
  * (returned) and the squares of its noise-band coefficients, u by u and
- * v rising within u, into `band`.  The mean is taken out first, so that
- * large values keep their precision.  */
+ * v rising within u, into `band`.  Its first value is taken out first:
+ * large values keep their precision, and a constant patch gives exact
+ * zeros.  */
 static inline __attribute__ ((always_inline)) float
 transform_patch (const float *src, size_t pitch, const est_dct *dct,
                  float *band)
 {
   row8 d[EST_PATCH], t[EST_PATCH], texture = { 0 };
-  float mean = patch_mean (src, pitch), total = 0.0f;
+  float reference = src[0], total = 0.0f;
   int h = 0;
 
   for (int y = 0; y < EST_PATCH; y++)
-    {
-      memcpy (&d[y], src + y * pitch, sizeof (row8));
-      d[y] -= mean;
-    }
+    d[y] = load_row (src + y * pitch) - reference;
 
   /* Columns: t[u] = sum_y F[u][y] d[y].  */
   for (int u = 0; u < EST_PATCH; u++)
@@ -284,8 +291,8 @@ transform_patch (const float *src, size_t pitch, const est_dct *dct,
 typedef struct
 {
   const float *luma;
-  const float *darkest;      /* = luma for gray images                 */
-  const float *brightest;
+  const float *darkest;      /* = luma for gray images; NULL: margins  */
+  const float *brightest;    /* are not needed (nothing clipped)       */
   float       *texture;      /* texture energy per patch               */
   float       *band;         /* EST_HIGH_COUNT squares per patch       */
   float       *margin;       /* distance of the patch's mean to 0..255 */
@@ -298,6 +305,8 @@ static HOT_LOOP void
 transform_patch_row (const est_region *g, int py, const est_dct *dct,
                      const est_planes *pl)
 {
+  int margins = pl->darkest != NULL;
+
   size_t offset = g->luma_offset + (size_t) py * EST_STEP * g->width;
   size_t p = g->patch_offset + (size_t) py * g->patches_x;
 
@@ -306,14 +315,20 @@ transform_patch_row (const est_region *g, int py, const est_dct *dct,
       size_t o = offset + (size_t) px * EST_STEP;
       float *band = pl->band + p * EST_HIGH_COUNT;
       float e = transform_patch (pl->luma + o, g->width, dct, band);
-      float lo = patch_mean (pl->darkest + o, g->width) - EST_CLIP_LOW;
-      float hi = EST_CLIP_HIGH - patch_mean (pl->brightest + o, g->width);
       int finite = isfinite (e);
 
       for (int j = 0; j < EST_HIGH_COUNT; j++)
         finite &= isfinite (band[j]);
       pl->texture[p] = finite ? e : INFINITY;
-      pl->margin[p] = lo < hi ? lo : hi;
+      if (margins)
+        {
+          float lo = patch_mean (pl->darkest + o, g->width) - EST_CLIP_LOW;
+          float hi = EST_CLIP_HIGH - patch_mean (pl->brightest + o, g->width);
+
+          pl->margin[p] = lo < hi ? lo : hi;
+        }
+      else
+        pl->margin[p] = INFINITY;
     }
 }
 
@@ -551,7 +566,7 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma)
   size_t luma_count = 0, regions_bytes = 0, band_bytes = 0;
   size_t prefix_bytes = 0, colour_bytes = 0, clipped_total = 0;
   uint32_t patches = 0;
-  int n_regions, rows = 0;
+  int n_regions, rows = 0, clipping;
   bm3d_status status = BM3D_OK;
   est_pool pool = { 0 };
   double s;
@@ -632,8 +647,12 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma)
    * of all regions.  */
   est_dct_init (&dct);
   pl.luma = luma;
-  pl.darkest = colour ? darkest : luma;
-  pl.brightest = colour ? brightest : luma;
+  clipping = clipped_total * 1000 > luma_count * (colour ? 3 : 1);
+  if (clipping)
+    {
+      pl.darkest = colour ? darkest : luma;
+      pl.brightest = colour ? brightest : luma;
+    }
   pl.texture = texture;
   pl.band = band;
   pl.margin = margin;
@@ -671,7 +690,7 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma)
   /* Clipped values (more than one in a thousand): again without the
    * patches near the clipping levels, until the pool stops changing.
    * Keep at least EST_KEEP_MIN patches, loosening the margin if need be.  */
-  if (clipped_total * 1000 > luma_count * (colour ? 3 : 1))
+  if (clipping)
     {
       uint32_t previous = pool.count;
       uint32_t least = previous < EST_KEEP_MIN ? previous : EST_KEEP_MIN;
