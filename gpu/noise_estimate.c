@@ -92,6 +92,7 @@
 #define EST_CLIP_LOW      0.0f         /* scale                            */
 #define EST_CLIP_MARGIN   2.0          /* patches this many sigmas away    */
 #define EST_CLIP_ROUNDS   8
+#define EST_PATCHES_PER_THREAD 8192
 
 /* A rectangle of the image whose luminance is read, and where its
  * patches go in the patch arrays.  */
@@ -566,7 +567,7 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma)
   size_t luma_count = 0, regions_bytes = 0, band_bytes = 0;
   size_t prefix_bytes = 0, colour_bytes = 0, clipped_total = 0;
   uint32_t patches = 0;
-  int n_regions, rows = 0, clipping;
+  int n_regions, rows = 0, clipping, threads;
   bm3d_status status = BM3D_OK;
   est_pool pool = { 0 };
   double s;
@@ -599,6 +600,11 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma)
       rows += g->patches_y;
     }
 
+  /* A few milliseconds of work: more threads than it fills only wait
+   * on each other.  */
+  threads = (int) (patches / EST_PATCHES_PER_THREAD) + 1;
+  threads = threads < job->threads ? threads : job->threads;
+
   band_bytes = (size_t) patches * EST_HIGH_COUNT * sizeof (float);
   prefix_bytes = ((size_t) patches / EST_BLOCK + 1) * EST_HIGH_COUNT
                  * sizeof (double);
@@ -621,7 +627,7 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma)
 
   /* extract_luminance: every row of every region.  */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(job->threads)
+#pragma omp parallel for schedule(static) num_threads(threads)
 #endif
   for (int r = 0; r < n_regions; r++)
     {
@@ -657,7 +663,7 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma)
   pl.band = band;
   pl.margin = margin;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(job->threads)
+#pragma omp parallel for schedule(static) num_threads(threads)
 #endif
   for (int k = 0; k < rows; k++)
     {
