@@ -164,8 +164,8 @@ plan_regions (int width, int height, est_region *regions)
 /* Row `y` of region `r`: into `luma` the luminance plane's row of the
  * opponent transform for colour (as the engine computes it), the gray
  * value otherwise; for colour, into `darkest` and `brightest` the least
- * and the greatest channel value of each pixel.  Alpha is not read.  Returns how many
- * channel values are exactly at a clipping level.  */
+ * and the greatest channel value of each pixel.  Alpha is not read.
+ * Returns how many channel values are exactly at a clipping level.  */
 static size_t
 extract_luminance (const bm3d_image *in, const est_region *r, int y,
                    float *luma, float *darkest, float *brightest)
@@ -177,6 +177,8 @@ extract_luminance (const bm3d_image *in, const est_region *r, int y,
 
   for (int x = 0; x < r->width; x++, row += in->channels)
     {
+      float lo, hi;
+
       for (int c = 0; c < (colour ? 3 : 1); c++)
         clipped += row[c] == EST_CLIP_LOW || row[c] == EST_CLIP_HIGH;
       if (!colour)
@@ -186,9 +188,8 @@ extract_luminance (const bm3d_image *in, const est_region *r, int y,
         }
       luma[x] = bm3d_colour_fwd[0][0] * row[0] + bm3d_colour_fwd[0][1] * row[1]
                 + bm3d_colour_fwd[0][2] * row[2];
-      float lo = row[0] < row[1] ? row[0] : row[1];
-      float hi = row[0] < row[1] ? row[1] : row[0];
-
+      lo = row[0] < row[1] ? row[0] : row[1];
+      hi = row[0] < row[1] ? row[1] : row[0];
       darkest[x] = lo < row[2] ? lo : row[2];
       brightest[x] = hi > row[2] ? hi : row[2];
     }
@@ -307,7 +308,6 @@ transform_patch_row (const est_region *g, int py, const est_dct *dct,
                      const est_planes *pl)
 {
   int margins = pl->darkest != NULL;
-
   size_t offset = g->luma_offset + (size_t) py * EST_STEP * g->width;
   size_t p = g->patch_offset + (size_t) py * g->patches_x;
 
@@ -398,13 +398,13 @@ typedef struct
 } est_pool;
 
 static const float *
-high_of (const est_pool *pool, uint32_t rank)
+band_of (const est_pool *pool, uint32_t rank)
 {
   return pool->band + (size_t) (uint32_t) pool->sorted[rank] * EST_HIGH_COUNT;
 }
 
-/* sigma^2 from the `m` flattest patches: the EST_ORDER-th smallest mean
- * square of the noise-band coefficients; below EST_KEEP_MIN patches (a
+/* sigma^2 from the `m` flattest patches: the (EST_ORDER + 1)-th smallest
+ * mean square of the noise-band coefficients; below EST_KEEP_MIN patches (a
  * small image, all of it kept) their mean instead, since the order
  * statistic of a few patches' values falls far below sigma^2 (a single
  * patch: to a twentieth) while the mean is unbiased for noise.  */
@@ -428,7 +428,7 @@ measure (est_pool *pool, uint32_t m)
           memcpy (dst, src, EST_HIGH_COUNT * sizeof (double));
           for (uint32_t i = (next - 1) * EST_BLOCK; i < next * EST_BLOCK; i++)
             {
-              const float *h = high_of (pool, i);
+              const float *h = band_of (pool, i);
               for (int j = 0; j < EST_HIGH_COUNT; j++)
                 dst[j] += h[j];
             }
@@ -439,7 +439,7 @@ measure (est_pool *pool, uint32_t m)
   memcpy (v, pool->prefix + (size_t) b * EST_HIGH_COUNT, sizeof v);
   for (uint32_t i = b * EST_BLOCK; i < m; i++)
     {
-      const float *h = high_of (pool, i);
+      const float *h = band_of (pool, i);
       for (int j = 0; j < EST_HIGH_COUNT; j++)
         v[j] += h[j];
     }

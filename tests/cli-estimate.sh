@@ -74,7 +74,8 @@ fi
 
 # Smaller than a patch: one line, exit 1, nothing written.
 { printf 'P5\n7 30\n255\n'; head -c 210 /dev/zero; } >"$work/tiny.pgm"
-expect_error 1 "tiny.pgm: cannot estimate the noise level: a 7x30 image is too small" \
+expect_error 1 \
+  "tiny.pgm: cannot estimate the noise level: a 7x30 image is too small" \
   "--sigma auto on a 7x30 image fails with one line" \
   "$cmd" --sigma auto "$work/tiny.pgm" "$o/tiny-out.pgm"
 check "nothing written for the tiny image" test ! -e "$o/tiny-out.pgm"
