@@ -37,3 +37,11 @@ bench_bm3d_preview_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
 bench_bm3d_preview_bench_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
 EXTRA_DIST += bench/dialog-latency.sh
+
+# Noise estimation: accuracy per image and sigma, and its time against
+# a BM3D run on the same image.
+noinst_PROGRAMS += bench/bm3d-estimate-bench
+bench_bm3d_estimate_bench_SOURCES = bench/estimate-bench.c cli/util.c cli/util.h
+bench_bm3d_estimate_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+bench_bm3d_estimate_bench_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
+	$(OPENMP_CFLAGS) -lm

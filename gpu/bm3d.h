@@ -151,8 +151,11 @@ bm3d_status  bm3d_denoise       (const bm3d_image  *in,
 
 /* Estimate the standard deviation (0..255 scale) of additive white
  * Gaussian noise in `in` (on the luminance the engine matches on, for
- * colour).  Uses params->backend, ->threads and ->device; sigma and the
- * mode are ignored.  On success *sigma holds the estimate.  */
+ * colour; alpha is ignored).  Reads a bounded sample of the image on the
+ * host, so it uses params->threads and ->progress only.  A constant
+ * image gives 0; an image under 8x8 pixels is refused
+ * (BM3D_ERR_INVALID_SIZE).  On success *sigma holds the estimate, else
+ * it is left untouched.  */
 bm3d_status  bm3d_estimate_sigma (const bm3d_image  *in,
                                   const bm3d_params *params,
                                   float             *sigma,

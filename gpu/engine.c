@@ -738,17 +738,17 @@ bm3d_context_margin (const bm3d_params *params, int colour_channels,
 
 /* ---- noise estimation ------------------------------------------------ */
 
+/* The estimate reads a bounded sample of the image (noise_estimate.c):
+ * a few milliseconds on the host, less than uploading the image to a
+ * device would take, so it runs on the host whatever params->backend.  */
 bm3d_status
 bm3d_estimate_sigma (const bm3d_image *in, const bm3d_params *params,
                      float *sigma, bm3d_report *report)
 {
   bm3d_report scratch;
   bm3d_job job;
-  bm3d_planes luma = { 0 };
-  bm3d_tile_rect whole;
   bm3d_status status;
   double start = bm3d_seconds ();
-  size_t n;
 
   if (!report)
     report = &scratch;
@@ -756,56 +756,19 @@ bm3d_estimate_sigma (const bm3d_image *in, const bm3d_params *params,
   bm3d_job_init (&job, params, report);
   if (!params || !sigma)
     {
-      bm3d_job_message (&job, "parameters are missing");
+      bm3d_job_message (&job, !params ? "parameters are missing"
+                                      : "no place for the estimate");
       return BM3D_ERR_INVALID_ARGUMENT;
     }
   if ((status = check_image (in, "input", &job)) != BM3D_OK)
     return status;
   job.threads = params->threads > 0 ? params->threads : default_threads ();
   job.channels = 1;
+  job.tile_base = 0.0;
+  job.tile_share = 1.0;
   report->backend_used = BM3D_BACKEND_CPU;
 
-  /* The luminance the engine matches on, whole, in one plane.  */
-  memset (&whole, 0, sizeof whole);
-  whole.x1 = whole.cx1 = in->width;
-  whole.y1 = whole.cy1 = in->height;
-  luma.width = in->width;
-  luma.height = in->height;
-  luma.channels = 1;
-  n = (size_t) in->width * in->height;
-  if (!(luma.plane[0] = bm3d_alloc (&job, n * sizeof (float))))
-    {
-      bm3d_job_message (&job, "out of memory for a %dx%d image", in->width,
-                        in->height);
-      return BM3D_ERR_OUT_OF_MEMORY;
-    }
-  if (in->channels - (in->has_alpha ? 1 : 0) == 3)
-    {
-      bm3d_planes colour = luma;
-
-      /* extract_tile writes three planes; only the first is kept.  */
-      colour.channels = 3;
-      colour.plane[1] = bm3d_alloc (&job, n * sizeof (float));
-      colour.plane[2] = bm3d_alloc (&job, n * sizeof (float));
-      if (!colour.plane[1] || !colour.plane[2])
-        status = BM3D_ERR_OUT_OF_MEMORY;
-      else
-        extract_tile (in, &whole, &colour, bm3d_colour_fwd);
-      bm3d_free (&job, colour.plane[1], n * sizeof (float));
-      bm3d_free (&job, colour.plane[2], n * sizeof (float));
-      if (status != BM3D_OK)
-        {
-          bm3d_free (&job, luma.plane[0], n * sizeof (float));
-          bm3d_job_message (&job, "out of memory for a %dx%d image",
-                            in->width, in->height);
-          return status;
-        }
-    }
-  else
-    extract_tile (in, &whole, &luma, bm3d_colour_fwd);
-
-  status = bm3d_estimate_cpu (&luma, &job, sigma);
-  bm3d_free (&job, luma.plane[0], n * sizeof (float));
+  status = bm3d_estimate_cpu (in, &job, sigma);
   report->seconds_total = bm3d_seconds () - start;
   return status;
 }

@@ -85,7 +85,9 @@ bm3d_status bm3d_isoline_cuda_image     (const bm3d_image *in,
                                          bm3d_image *out, bm3d_job *job);
 
 /* ---- noise estimation: noise_estimate.c ----------------------------- */
-bm3d_status bm3d_estimate_cpu (const bm3d_planes *luma, bm3d_job *job,
+/* The noise deviation of `in` (checked by the caller), on the luminance
+ * the engine matches on for colour, in the channels' units.  */
+bm3d_status bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job,
                                float *sigma);
 
 #ifdef __cplusplus

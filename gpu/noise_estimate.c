@@ -1,15 +1,740 @@
 /* Estimating the level of additive white Gaussian noise from the image
- * itself (bm3d_estimate_sigma in engine.c hands the luminance here).
- * Not implemented yet.  */
+ * itself, on the luminance the engine matches on.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.
+ *
+ * The method is the weak-texture patch selection of Liu, Tanaka &
+ * Okutomi (IEEE TIP 2013), measured in a way that keeps the selection
+ * from biasing the measurement:
+ *
+ *  - Every 8x8 patch (on a grid of step 2) goes through the orthonormal
+ *    2D DCT, so white noise of deviation sigma gives every coefficient
+ *    deviation sigma, independently of the others.
+ *  - The low and middle frequencies (2 <= u + v <= 7, 33 coefficients)
+ *    tell texture: for a patch of pure noise their energy is sigma^2
+ *    times a chi-square variable with 33 degrees of freedom.  The DC and
+ *    the two first harmonics are left out, so smooth ramps (sky, walls)
+ *    count as flat.
+ *  - The high frequencies (u + v >= 8, 28 coefficients) measure the
+ *    noise.  Because they are independent of the selecting ones under
+ *    noise, choosing flat patches does not choose low-noise draws, the
+ *    bias that makes Liu et al.'s smallest eigenvalue drift low.
+ *  - Starting from the flattest patches, the estimate is iterated as in
+ *    Liu et al.: keep the patches whose texture energy is below the
+ *    median that pure noise at the current sigma would give, measure
+ *    again, until the selection stops changing.  At least 1 % of the
+ *    patches (and 256) are always kept, so textured images still get
+ *    enough samples.
+ *  - The measurement is the mean square of each high-frequency
+ *    coefficient over the kept patches, and sigma^2 is the fifth
+ *    smallest of those 28 values (about their 15th percentile).  Noise
+ *    is white, so all 28 have the same expectation; what the image adds
+ *    (fine texture, a scanner's stripes at one frequency) only raises
+ *    some of them, and the lower ones are those least touched.  This
+ *    order statistic plays the part of Chen, Zhu & Heng's (ICCV 2015)
+ *    eigenvalue statistics, in a fixed basis.  (A small image, under
+ *    EST_KEEP_MIN patches, takes the plain mean of the 28 instead.)
+ *
+ * Clipped values: where the noisy image was clipped to 0..255 (8-bit
+ * files), the noise in black or white areas is squeezed, and those
+ * areas are also the flattest.  When the sample holds values of exactly
+ * 0 or 255 (float noise never lands there), patches whose mean (of the
+ * darkest, and of the brightest, channel of each pixel) lies within
+ * 2 sigma of 0 or 255 are left out, sigma coming from the previous
+ * round, until the pool of patches stops changing.  A patch's mean is
+ * (nearly) independent of its noise band, so leaving patches out by it
+ * hardly biases the measurement.
+ *
+ * The result estimates the image's whole white-noise level: a "clean"
+ * photograph with grain of its own adds it (see BENCHMARKS.md).
+ *
+ * Images up to EST_SAMPLE_PIXELS pixels (512x512) are read whole; bigger
+ * ones are sampled: as many pixels, in tiles spread over the image on a
+ * regular grid, so time and memory are
+ * bounded whatever the size.  The steps are deterministic and every
+ * patch is computed alone, so the result is bit-identical for any
+ * thread count.  */
 #include "config.h"
 
 #include "engine.h"
 
-bm3d_status
-bm3d_estimate_cpu (const bm3d_planes *luma, bm3d_job *job, float *sigma)
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The transform is built twice, for AVX2 with FMA and for any x86-64,
+ * and the loader picks the one the processor runs (as in bm3d_cpu.c).  */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 \
+    && defined(__x86_64__) && defined(__linux__)
+#define HOT_LOOP __attribute__ ((target_clones ("arch=x86-64-v3", "default")))
+#else
+#define HOT_LOOP
+#endif
+
+#define EST_PATCH         BM3D_PATCH   /* 8                                */
+#define EST_STEP          2            /* patch grid spacing               */
+#define EST_SAMPLE_PIXELS (1 << 18)    /* images above are sampled...      */
+#define EST_TILE          64           /* ... in tiles of this side        */
+#define EST_TEXTURE_MIN   2            /* texture band: u + v in 2..7      */
+#define EST_HIGH_MIN      8            /* noise band: u + v >= 8           */
+#define EST_HIGH_COUNT    28           /* coefficients in the noise band   */
+#define EST_ORDER         4            /* sigma^2: the 5th smallest of 28  */
+#define EST_KEEP_MIN      256          /* patches always kept ...          */
+#define EST_KEEP_DIVISOR  100          /* ... or 1 % of them               */
+#define EST_ITERATIONS    32
+#define EST_BLOCK         256          /* prefix sums every EST_BLOCK      */
+#define EST_CLIP_HIGH     255.0f       /* clipping levels of the 0..255    */
+#define EST_CLIP_LOW      0.0f         /* scale                            */
+#define EST_CLIP_MARGIN   2.0          /* patches this many sigmas away    */
+#define EST_CLIP_ROUNDS   8
+#define EST_PATCHES_PER_THREAD 8192
+
+/* A rectangle of the image whose luminance is read, and where its
+ * patches go in the patch arrays.  */
+typedef struct
 {
-  (void) luma;
-  (void) sigma;
-  bm3d_job_message (job, "noise estimation is not implemented yet");
-  return BM3D_ERR_NOT_IMPLEMENTED;
+  int     x0, y0, width, height;
+  int     patches_x, patches_y;
+  size_t  luma_offset;
+  size_t  patch_offset;
+} est_region;
+
+/* ---- plan_regions ---------------------------------------------------- */
+
+/* The whole image when it is small enough, else tiles at the centres of
+ * a grid of cells as close to square as the image allows.  Returns the
+ * number of regions written to `regions` (NULL: only count them).  */
+static int
+plan_regions (int width, int height, est_region *regions)
+{
+  int tw, th, cells_x, cells_y, gx, gy, wanted;
+  int n = 0;
+
+  if ((size_t) width * height <= EST_SAMPLE_PIXELS)
+    {
+      if (regions)
+        {
+          regions[0].x0 = regions[0].y0 = 0;
+          regions[0].width = width;
+          regions[0].height = height;
+        }
+      return 1;
+    }
+
+  tw = width < EST_TILE ? width : EST_TILE;
+  th = height < EST_TILE ? height : EST_TILE;
+  cells_x = width / tw;
+  cells_y = height / th;
+  wanted = EST_SAMPLE_PIXELS / (tw * th);
+  gx = (int) lround (sqrt ((double) wanted * cells_x / cells_y));
+  gx = gx < 1 ? 1 : gx > cells_x ? cells_x : gx;
+  gy = (wanted + gx - 1) / gx;
+  gy = gy > cells_y ? cells_y : gy;
+  if ((long) gx * gy < wanted)
+    {
+      gx = (wanted + gy - 1) / gy;
+      gx = gx > cells_x ? cells_x : gx;
+    }
+
+  for (int j = 0; j < gy; j++)
+    for (int i = 0; i < gx; i++, n++)
+      if (regions)
+        {
+          long cx = ((2L * i + 1) * width) / (2L * gx);
+          long cy = ((2L * j + 1) * height) / (2L * gy);
+          long x0 = cx - tw / 2, y0 = cy - th / 2;
+
+          x0 = x0 < 0 ? 0 : x0 > width - tw ? width - tw : x0;
+          y0 = y0 < 0 ? 0 : y0 > height - th ? height - th : y0;
+          regions[n].x0 = (int) x0;
+          regions[n].y0 = (int) y0;
+          regions[n].width = tw;
+          regions[n].height = th;
+        }
+  return n;
+}
+
+/* ---- extract_luminance ----------------------------------------------- */
+
+/* Row `y` of region `r`: into `luma` the luminance plane's row of the
+ * opponent transform for colour (as the engine computes it), the gray
+ * value otherwise; for colour, into `darkest` and `brightest` the least
+ * and the greatest channel value of each pixel.  Alpha is not read.
+ * Returns how many channel values are exactly at a clipping level.  */
+static size_t
+extract_luminance (const bm3d_image *in, const est_region *r, int y,
+                   float *luma, float *darkest, float *brightest)
+{
+  const float *row = in->data + (size_t) (r->y0 + y) * in->stride
+                     + (size_t) r->x0 * in->channels;
+  int colour = in->channels - (in->has_alpha ? 1 : 0) == 3;
+  size_t clipped = 0;
+
+  for (int x = 0; x < r->width; x++, row += in->channels)
+    {
+      float lo, hi;
+
+      for (int c = 0; c < (colour ? 3 : 1); c++)
+        clipped += row[c] == EST_CLIP_LOW || row[c] == EST_CLIP_HIGH;
+      if (!colour)
+        {
+          luma[x] = row[0];
+          continue;
+        }
+      luma[x] = bm3d_colour_fwd[0][0] * row[0] + bm3d_colour_fwd[0][1] * row[1]
+                + bm3d_colour_fwd[0][2] * row[2];
+      lo = row[0] < row[1] ? row[0] : row[1];
+      hi = row[0] < row[1] ? row[1] : row[0];
+      darkest[x] = lo < row[2] ? lo : row[2];
+      brightest[x] = hi > row[2] ? hi : row[2];
+    }
+  return clipped;
+}
+
+/* ---- transform_patch ------------------------------------------------- */
+
+/* One patch row: eight floats (one AVX register, or two SSE ones), and
+ * the same read straight from an image row: unaligned, and as one load,
+ * since a copy through memory would stall on store forwarding.  A macro,
+ * as vectors passed by value differ between the two builds' ABIs.  */
+typedef float row8 __attribute__ ((vector_size (32)));
+typedef float row8_unaligned
+  __attribute__ ((vector_size (32), aligned (4), may_alias));
+#define load_row(p) (*(const row8_unaligned *) (p))
+
+/* The 2D DCT as the patch transform wants it: rows of F for the first
+ * pass, rows of F^T for the second, and per vertical frequency u a mask
+ * of the horizontal frequencies v in the texture band.  */
+typedef struct
+{
+  float  fwd[EST_PATCH][EST_PATCH];
+  row8   fwd_t[EST_PATCH];
+  row8   texture_mask[EST_PATCH];
+} est_dct;
+
+static void
+est_dct_init (est_dct *t)
+{
+  bm3d_transform_2d dct;
+
+  bm3d_transform_2d_init (BM3D_TRANSFORM_DCT, &dct);
+  for (int u = 0; u < EST_PATCH; u++)
+    for (int v = 0; v < EST_PATCH; v++)
+      {
+        t->fwd[u][v] = dct.fwd[u][v];
+        t->fwd_t[v][u] = dct.fwd[u][v];
+        t->texture_mask[u][v] = u + v >= EST_TEXTURE_MIN
+                                && u + v < EST_HIGH_MIN ? 1.0f : 0.0f;
+      }
+}
+
+/* The mean of the patch at `src` (rows `pitch` floats apart), summed
+ * pairwise: exact when the values are equal (each step doubles), so a
+ * constant patch gives its value back exactly.  */
+static inline __attribute__ ((always_inline)) float
+patch_mean (const float *src, size_t pitch)
+{
+  row8 d[EST_PATCH], r;
+
+  for (int y = 0; y < EST_PATCH; y++)
+    d[y] = load_row (src + y * pitch);
+  r = ((d[0] + d[1]) + (d[2] + d[3])) + ((d[4] + d[5]) + (d[6] + d[7]));
+  return (((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7])))
+         / (EST_PATCH * EST_PATCH);
+}
+
+/* The patch at `src` (rows `pitch` floats apart): its texture energy
+ * (returned) and the squares of its noise-band coefficients, u by u and
+ * v rising within u, into `band`.  Its first value is taken out first:
+ * large values keep their precision, and a constant patch gives exact
+ * zeros.  */
+static inline __attribute__ ((always_inline)) float
+transform_patch (const float *src, size_t pitch, const est_dct *dct,
+                 float *band)
+{
+  row8 d[EST_PATCH], t[EST_PATCH], texture = { 0 };
+  float reference = src[0], total = 0.0f;
+  int h = 0;
+
+  for (int y = 0; y < EST_PATCH; y++)
+    d[y] = load_row (src + y * pitch) - reference;
+
+  /* Columns: t[u] = sum_y F[u][y] d[y].  */
+  for (int u = 0; u < EST_PATCH; u++)
+    {
+      row8 acc = { 0 };
+      for (int y = 0; y < EST_PATCH; y++)
+        acc += dct->fwd[u][y] * d[y];
+      t[u] = acc;
+    }
+  /* Rows: c[u][v] = sum_x t[u][x] F[v][x], lanes v.  */
+  for (int u = 0; u < EST_PATCH; u++)
+    {
+      row8 c = { 0 };
+      for (int x = 0; x < EST_PATCH; x++)
+        c += t[u][x] * dct->fwd_t[x];
+      c *= c;
+      texture += c * dct->texture_mask[u];
+      for (int v = EST_HIGH_MIN - u; v < EST_PATCH; v++)
+        if (v >= 0)
+          band[h++] = c[v];
+    }
+  for (int v = 0; v < EST_PATCH; v++)
+    total += texture[v];
+  return total;
+}
+
+/* The per-pixel planes of all regions, and the per-patch results.  */
+typedef struct
+{
+  const float *luma;
+  const float *darkest;      /* = luma for gray images; NULL: margins  */
+  const float *brightest;    /* are not needed (nothing clipped)       */
+  float       *texture;      /* texture energy per patch               */
+  float       *band;         /* EST_HIGH_COUNT squares per patch       */
+  float       *margin;       /* distance of the patch's mean to 0..255 */
+} est_planes;
+
+/* Patch row `py` of region `g`.  Patches with non-finite values (NaN,
+ * inf, overflow) get an infinite texture energy: they sort last and are
+ * never used.  */
+static HOT_LOOP void
+transform_patch_row (const est_region *g, int py, const est_dct *dct,
+                     const est_planes *pl)
+{
+  int margins = pl->darkest != NULL;
+  size_t offset = g->luma_offset + (size_t) py * EST_STEP * g->width;
+  size_t p = g->patch_offset + (size_t) py * g->patches_x;
+
+  for (int px = 0; px < g->patches_x; px++, p++)
+    {
+      size_t o = offset + (size_t) px * EST_STEP;
+      float *band = pl->band + p * EST_HIGH_COUNT;
+      float e = transform_patch (pl->luma + o, g->width, dct, band);
+      int finite = isfinite (e);
+
+      for (int j = 0; j < EST_HIGH_COUNT; j++)
+        finite &= isfinite (band[j]);
+      pl->texture[p] = finite ? e : INFINITY;
+      if (margins)
+        {
+          float lo = patch_mean (pl->darkest + o, g->width) - EST_CLIP_LOW;
+          float hi = EST_CLIP_HIGH - patch_mean (pl->brightest + o, g->width);
+
+          pl->margin[p] = lo < hi ? lo : hi;
+        }
+      else
+        pl->margin[p] = INFINITY;
+    }
+}
+
+/* ---- sort_by_texture ------------------------------------------------- */
+
+/* A patch as the sort sees it: its texture energy's bits above, its index
+ * below.  Non-negative floats, +inf and NaN order as their bits do as
+ * unsigned integers, so sorting these numbers orders the patches by
+ * texture energy, ties by index.  */
+static uint64_t
+sort_key (float texture, uint32_t index)
+{
+  uint32_t bits;
+
+  memcpy (&bits, &texture, sizeof bits);
+  return (uint64_t) bits << 32 | index;
+}
+
+static float
+key_texture (uint64_t key)
+{
+  uint32_t bits = (uint32_t) (key >> 32);
+  float t;
+
+  memcpy (&t, &bits, sizeof t);
+  return t;
+}
+
+/* LSD radix sort of `n` keys on their upper 32 bits (their lower bits,
+ * the indices, are already in order and the sort is stable).  */
+static void
+sort_by_texture (uint64_t *keys, uint64_t *scratch, uint32_t n)
+{
+  uint64_t *from = keys, *to = scratch;
+
+  for (int shift = 32; shift < 64; shift += 8)
+    {
+      uint32_t count[257];
+
+      memset (count, 0, sizeof count);
+      for (uint32_t i = 0; i < n; i++)
+        count[((from[i] >> shift) & 0xff) + 1]++;
+      for (int b = 0; b < 256; b++)
+        count[b + 1] += count[b];
+      for (uint32_t i = 0; i < n; i++)
+        to[count[(from[i] >> shift) & 0xff]++] = from[i];
+
+      uint64_t *swap = from;
+      from = to;
+      to = swap;
+    }
+  /* An even number of passes: the result is back in `keys`.  */
+}
+
+/* ---- measure ---------------------------------------------------------- */
+
+typedef struct
+{
+  const float    *band;       /* EST_HIGH_COUNT squares per patch        */
+  const uint64_t *sorted;     /* sort keys, flattest first               */
+  uint32_t        count;      /* patches with finite values, sorted first */
+  /* Sums of the noise bands over the first b * EST_BLOCK sorted
+   * patches, for b < blocks_ready; filled as far as measure () needs.  */
+  double         *prefix;
+  uint32_t        blocks_ready;
+} est_pool;
+
+static const float *
+band_of (const est_pool *pool, uint32_t rank)
+{
+  return pool->band + (size_t) (uint32_t) pool->sorted[rank] * EST_HIGH_COUNT;
+}
+
+/* sigma^2 from the `m` flattest patches: the (EST_ORDER + 1)-th smallest
+ * mean square of the noise-band coefficients; below EST_KEEP_MIN patches (a
+ * small image, all of it kept) their mean instead, since the order
+ * statistic of a few patches' values falls far below sigma^2 (a single
+ * patch: to a twentieth) while the mean is unbiased for noise.  */
+static double
+measure (est_pool *pool, uint32_t m)
+{
+  double v[EST_HIGH_COUNT];
+  uint32_t b = m / EST_BLOCK;
+
+  while (pool->blocks_ready <= b)
+    {
+      uint32_t next = pool->blocks_ready;
+      double *dst = pool->prefix + (size_t) next * EST_HIGH_COUNT;
+
+      if (next == 0)
+        memset (dst, 0, EST_HIGH_COUNT * sizeof (double));
+      else
+        {
+          const double *src = dst - EST_HIGH_COUNT;
+
+          memcpy (dst, src, EST_HIGH_COUNT * sizeof (double));
+          for (uint32_t i = (next - 1) * EST_BLOCK; i < next * EST_BLOCK; i++)
+            {
+              const float *h = band_of (pool, i);
+              for (int j = 0; j < EST_HIGH_COUNT; j++)
+                dst[j] += h[j];
+            }
+        }
+      pool->blocks_ready++;
+    }
+
+  memcpy (v, pool->prefix + (size_t) b * EST_HIGH_COUNT, sizeof v);
+  for (uint32_t i = b * EST_BLOCK; i < m; i++)
+    {
+      const float *h = band_of (pool, i);
+      for (int j = 0; j < EST_HIGH_COUNT; j++)
+        v[j] += h[j];
+    }
+  for (int j = 0; j < EST_HIGH_COUNT; j++)
+    v[j] /= m;
+  if (m < EST_KEEP_MIN)
+    {
+      double mean = 0.0;
+
+      for (int j = 0; j < EST_HIGH_COUNT; j++)
+        mean += v[j];
+      return mean / EST_HIGH_COUNT;
+    }
+  /* Insertion sort: 28 values.  */
+  for (int j = 1; j < EST_HIGH_COUNT; j++)
+    {
+      double x = v[j];
+      int i = j;
+      for (; i > 0 && v[i - 1] > x; i--)
+        v[i] = v[i - 1];
+      v[i] = x;
+    }
+  return v[EST_ORDER];
+}
+
+/* Sorted patches, of the first `n`, whose texture energy is below
+ * `limit`.  */
+static uint32_t
+count_below (const uint64_t *sorted, uint32_t n, double limit)
+{
+  uint32_t lo = 0, hi = n;
+
+  while (lo < hi)
+    {
+      uint32_t mid = lo + (hi - lo) / 2;
+      if (key_texture (sorted[mid]) < limit)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* ---- select_and_measure ---------------------------------------------- */
+
+/* The median of a chi-square variable with `dof` degrees of freedom
+ * (Wilson & Hilferty's approximation; within 0.01 % here).  */
+static double
+chi_square_median (int dof)
+{
+  double a = 2.0 / (9.0 * dof);
+
+  return dof * (1.0 - a) * (1.0 - a) * (1.0 - a);
+}
+
+static double
+select_and_measure (est_pool *pool)
+{
+  /* Texture coefficients: (u, v) with 2 <= u + v <= 7.  */
+  int texture_dof = 0;
+  double limit_factor, s2;
+  uint32_t keep, m;
+
+  for (int u = 0; u < EST_PATCH; u++)
+    for (int v = 0; v < EST_PATCH; v++)
+      texture_dof += u + v >= EST_TEXTURE_MIN && u + v < EST_HIGH_MIN;
+  limit_factor = chi_square_median (texture_dof);
+
+  keep = pool->count / EST_KEEP_DIVISOR;
+  if (keep < EST_KEEP_MIN)
+    keep = pool->count < EST_KEEP_MIN ? pool->count : EST_KEEP_MIN;
+
+  m = keep;
+  s2 = measure (pool, m);
+  for (int i = 0; i < EST_ITERATIONS; i++)
+    {
+      uint32_t next = count_below (pool->sorted, pool->count,
+                                   limit_factor * s2);
+
+      if (next < keep)
+        next = keep;
+      if (next == m)
+        break;
+      m = next;
+      s2 = measure (pool, m);
+    }
+  return s2;
+}
+
+/* ---- build_pool ------------------------------------------------------ */
+
+/* The patches whose margin to the clipping levels is at least `limit`,
+ * sorted by texture energy, into pool->sorted (`keys`); the finite ones
+ * come first and are pool->count.  */
+static void
+build_pool (est_pool *pool, const est_planes *pl, uint32_t patches,
+            double limit, uint64_t *keys, uint64_t *scratch)
+{
+  uint32_t n = 0;
+
+  for (uint32_t i = 0; i < patches; i++)
+    if (pl->margin[i] >= limit)
+      keys[n++] = sort_key (pl->texture[i], i);
+  sort_by_texture (keys, scratch, n);
+  pool->band = pl->band;
+  pool->sorted = keys;
+  pool->count = count_below (keys, n, INFINITY);
+  pool->blocks_ready = 0;
+}
+
+/* ---- bm3d_estimate_cpu ----------------------------------------------- */
+
+bm3d_status
+bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma)
+{
+  int colour = in->channels - (in->has_alpha ? 1 : 0) == 3;
+  double gain = colour ? bm3d_colour_noise_gain[0] : 1.0;
+  est_dct dct;
+  est_region *regions = NULL;
+  est_planes pl = { 0 };
+  float *luma = NULL, *darkest = NULL, *brightest = NULL;
+  float *texture = NULL, *band = NULL, *margin = NULL;
+  uint64_t *keys = NULL, *scratch = NULL;
+  size_t *clipped = NULL;
+  size_t luma_count = 0, regions_bytes = 0, band_bytes = 0;
+  size_t prefix_bytes = 0, colour_bytes = 0, clipped_total = 0;
+  uint32_t patches = 0;
+  int n_regions, rows = 0, clipping, threads;
+  bm3d_status status = BM3D_OK;
+  est_pool pool = { 0 };
+  double s;
+
+  if (in->width < EST_PATCH || in->height < EST_PATCH)
+    {
+      bm3d_job_message (job, "a %dx%d image is too small to estimate its "
+                        "noise level (at least %dx%d pixels)", in->width,
+                        in->height, EST_PATCH, EST_PATCH);
+      return BM3D_ERR_INVALID_SIZE;
+    }
+
+  /* plan_regions */
+  n_regions = plan_regions (in->width, in->height, NULL);
+  regions_bytes = (size_t) n_regions * (sizeof *regions + sizeof *clipped);
+  if (!(regions = bm3d_alloc (job, regions_bytes)))
+    goto out_of_memory;
+  clipped = (size_t *) (regions + n_regions);
+  plan_regions (in->width, in->height, regions);
+  for (int r = 0; r < n_regions; r++)
+    {
+      est_region *g = &regions[r];
+
+      g->patches_x = (g->width - EST_PATCH) / EST_STEP + 1;
+      g->patches_y = (g->height - EST_PATCH) / EST_STEP + 1;
+      g->luma_offset = luma_count;
+      g->patch_offset = patches;
+      luma_count += (size_t) g->width * g->height;
+      patches += (uint32_t) g->patches_x * g->patches_y;
+      rows += g->patches_y;
+    }
+
+  /* A few milliseconds of work: more threads than it fills only wait
+   * on each other.  */
+  threads = (int) (patches / EST_PATCHES_PER_THREAD) + 1;
+  threads = threads < job->threads ? threads : job->threads;
+
+  band_bytes = (size_t) patches * EST_HIGH_COUNT * sizeof (float);
+  prefix_bytes = ((size_t) patches / EST_BLOCK + 1) * EST_HIGH_COUNT
+                 * sizeof (double);
+  colour_bytes = colour ? luma_count * sizeof (float) : 0;
+  luma = bm3d_alloc (job, luma_count * sizeof (float));
+  if (colour)
+    {
+      darkest = bm3d_alloc (job, colour_bytes);
+      brightest = bm3d_alloc (job, colour_bytes);
+    }
+  texture = bm3d_alloc (job, (size_t) patches * sizeof (float));
+  margin = bm3d_alloc (job, (size_t) patches * sizeof (float));
+  band = bm3d_alloc (job, band_bytes);
+  keys = bm3d_alloc (job, (size_t) patches * sizeof (uint64_t));
+  scratch = bm3d_alloc (job, (size_t) patches * sizeof (uint64_t));
+  pool.prefix = bm3d_alloc (job, prefix_bytes);
+  if (!luma || (colour && (!darkest || !brightest)) || !texture || !margin
+      || !band || !keys || !scratch || !pool.prefix)
+    goto out_of_memory;
+
+  /* extract_luminance: every row of every region.  */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads)
+#endif
+  for (int r = 0; r < n_regions; r++)
+    {
+      clipped[r] = 0;
+      for (int y = 0; y < regions[r].height; y++)
+        {
+          size_t o = regions[r].luma_offset + (size_t) y * regions[r].width;
+
+          clipped[r] += extract_luminance (in, &regions[r], y, luma + o,
+                                           colour ? darkest + o : NULL,
+                                           colour ? brightest + o : NULL);
+        }
+    }
+  for (int r = 0; r < n_regions; r++)
+    clipped_total += clipped[r];
+  if (job->tick (job, 0.3))
+    {
+      status = BM3D_ERR_CANCELLED;
+      goto done;
+    }
+
+  /* transform_patch: each patch on its own, in parallel by patch rows
+   * of all regions.  */
+  est_dct_init (&dct);
+  pl.luma = luma;
+  clipping = clipped_total * 1000 > luma_count * (colour ? 3 : 1);
+  if (clipping)
+    {
+      pl.darkest = colour ? darkest : luma;
+      pl.brightest = colour ? brightest : luma;
+    }
+  pl.texture = texture;
+  pl.band = band;
+  pl.margin = margin;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads)
+#endif
+  for (int k = 0; k < rows; k++)
+    {
+      int r = 0, py = k;
+
+      while (py >= regions[r].patches_y)
+        py -= regions[r++].patches_y;
+      transform_patch_row (&regions[r], py, &dct, &pl);
+    }
+  if (job->tick (job, 0.8))
+    {
+      status = BM3D_ERR_CANCELLED;
+      goto done;
+    }
+
+  /* build_pool, select_and_measure: every patch first.  */
+  build_pool (&pool, &pl, patches, -INFINITY, keys, scratch);
+  if (pool.count == 0)
+    {
+      bm3d_job_message (job, "the image has no %dx%d area of finite values "
+                        "to estimate its noise level from", EST_PATCH,
+                        EST_PATCH);
+      status = BM3D_ERR_INVALID_ARGUMENT;
+      goto done;
+    }
+  /* The luminance's noise is sigma times the norm of its row of the
+   * colour transform: back to the channels' sigma.  */
+  s = sqrt (select_and_measure (&pool)) / gain;
+
+  /* Clipped values (more than one in a thousand): again without the
+   * patches near the clipping levels, until the pool stops changing.
+   * Keep at least EST_KEEP_MIN patches, loosening the margin if need be.  */
+  if (clipping)
+    {
+      uint32_t previous = pool.count;
+      uint32_t least = previous < EST_KEEP_MIN ? previous : EST_KEEP_MIN;
+
+      for (int round = 0; round < EST_CLIP_ROUNDS; round++)
+        {
+          double limit = EST_CLIP_MARGIN * s;
+
+          build_pool (&pool, &pl, patches, limit, keys, scratch);
+          while (pool.count < least && limit > 0.0)
+            {
+              limit = limit > 1.0 ? limit / 2.0 : 0.0;
+              build_pool (&pool, &pl, patches, limit, keys, scratch);
+            }
+          if (pool.count == 0 || pool.count == previous)
+            break;
+          previous = pool.count;
+          s = sqrt (select_and_measure (&pool)) / gain;
+        }
+    }
+  *sigma = s < BM3D_SIGMA_MAX ? (float) s : BM3D_SIGMA_MAX;
+  goto done;
+
+out_of_memory:
+  bm3d_job_message (job, "out of memory estimating the noise level of a "
+                    "%dx%d image", in->width, in->height);
+  status = BM3D_ERR_OUT_OF_MEMORY;
+
+done:
+  bm3d_free (job, pool.prefix, prefix_bytes);
+  bm3d_free (job, scratch, (size_t) patches * sizeof (uint64_t));
+  bm3d_free (job, keys, (size_t) patches * sizeof (uint64_t));
+  bm3d_free (job, band, band_bytes);
+  bm3d_free (job, margin, (size_t) patches * sizeof (float));
+  bm3d_free (job, texture, (size_t) patches * sizeof (float));
+  bm3d_free (job, brightest, colour_bytes);
+  bm3d_free (job, darkest, colour_bytes);
+  bm3d_free (job, luma, luma_count * sizeof (float));
+  bm3d_free (job, regions, regions_bytes);
+  return status;
 }

@@ -9,7 +9,8 @@ CLI_TESTS = \
 	tests/cli-denoise.sh \
 	tests/cli-files.sh \
 	tests/cli-batch.sh \
-	tests/cli-gpu-batch.sh
+	tests/cli-gpu-batch.sh \
+	tests/cli-estimate.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli-lib.sh tests/cli-images.py \
 	tests/cli-files.py

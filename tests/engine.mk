@@ -6,7 +6,8 @@ ENGINE_TESTS = \
 	tests/engine-edge \
 	tests/engine-quality \
 	tests/engine-nlm \
-	tests/engine-isoline
+	tests/engine-isoline \
+	tests/engine-estimate
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
 # tests/data/ (camera.png, astronaut.png, their licence) is distributed
@@ -40,3 +41,12 @@ tests_engine_nlm_LDADD = $(IMAGE_IO_LIBS) $(ENGINE_TEST_LIBS)
 tests_engine_isoline_SOURCES = tests/engine-isoline.c tests/engine-tap.h
 tests_engine_isoline_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
 tests_engine_isoline_LDADD = $(IMAGE_IO_LIBS) $(ENGINE_TEST_LIBS)
+
+# Noise estimation on the test photographs (and Set12 when
+# ../shared/benchmark-sets is there), with the command's noise generator.
+tests_engine_estimate_SOURCES = tests/engine-estimate.c tests/engine-tap.h \
+	cli/util.c cli/util.h
+tests_engine_estimate_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+tests_engine_estimate_LDADD = $(IMAGE_IO_LIBS) $(ENGINE_TEST_LIBS)
+EXTRA_DIST += tests/data/coffee.png tests/data/chelsea.png \
+	tests/data/brick.png tests/data/gravel.png
