@@ -46,6 +46,9 @@ done | sort -u | while read -r lib; do
         *) cp -L "$lib" "$stage/lib/" ;;
       esac
     done
-(cd "$stage" && tar cJf "$dest/programs.tar.xz" .)
+# Every program holds the same CUDA fat binary: a dictionary larger than
+# one program lets xz store it once.
+(cd "$stage" && tar cf - .) | xz -T2 --lzma2=preset=1,dict=192MiB \
+  >"$dest/programs.tar.xz"
 echo "packed $(echo $programs | wc -w) programs and $(ls "$stage/lib" | wc -l)" \
      "libraries into $dest/programs.tar.xz ($(du -h "$dest/programs.tar.xz" | cut -f1))"
