@@ -257,7 +257,7 @@ else
     awk -F'","' '
       NR == 1 { for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); col[$i] = i }; next }
       /^"[0-9]/ {
-        for (i = 1; i <= NF; i++) gsub(/"/, "", $i)
+        for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); if (i > 11) gsub(/,/, "", $i) }
         k = $col["Kernel Name"]; sub(/\(.*/, "", k)
         printf "%-36s %9.1f us  SM %5.1f%%  issue %5.1f%%  FMA-pipe %5.1f%%  inst %6.1fM  smem-wf %6.1fM (%4.1f%%, conflicts %5.1fM)  L2-red %6.1fM  L2 %5.1f%%  DRAM %5.1f%%  occ %5.1f%%  regs %s\n",
           k, $col["gpu__time_duration.sum"] / 1000,

@@ -68,7 +68,7 @@ static_assert ((NM_STRIP_MAX - 1) * 8 + BM3D_PATCH <= 64,
 /* Per warp in shared memory: for each reference row of the strip its
  * list (32 keys), its waiting keys (64), and two words: the entry bound
  * and the number waiting.  */
-#define NM_WARP_KEYS(strip) ((strip) * (32 + NM_PENDING + 1))
+#define NM_WARP_KEYS(strip) ((strip) * (32 + NM_PENDING + 2))
 
 typedef struct
 {
