@@ -38,8 +38,42 @@
 /* The hybrid's shared tile of one plane: the block and its halo.  */
 #define SHARED_W (BLOCK_X + 2 * HALO)
 #define SHARED_H (BLOCK_Y + 2 * HALO)
+/* isoline_filter's blocks per multiprocessor: caps its registers at 80,
+ * which the unrolled region sums would otherwise raise to 112 (two
+ * blocks, a quarter of the warps a multiprocessor can hold).  */
+#ifndef FILTER_MIN_BLOCKS
+#define FILTER_MIN_BLOCKS 3
+#endif
 
 __constant__ bm3d_isoline_tables c_iso;
+
+/* c_iso's patterns as offsets.  Each byte pair of c_iso costs two
+ * constant loads and a multiply-add per sample, and those loads kept
+ * best_segment and isoline_filter waiting on the MIO queue (their top
+ * stall in Nsight Compute) at three times the instructions they need.
+ * As offsets, with counts known at compile time, a sample is one add
+ * from the constant bank, one load and the sums.  */
+#define HALF_MAX 21
+typedef struct
+{
+  /* Direction d's segment in the padded planes: dy pw + dx, in the
+   * order of c_iso.pattern[d][i][k] (i major).  */
+  int   segment[BM3D_ISOLINE_DIRECTIONS][BM3D_ISOLINE_SEGMENT_MAX
+                                         * BM3D_ISOLINE_ACROSS];
+  /* The hybrid's regions in a shared tile: dy SHARED_W + dx.  */
+  int   window[(2 * HALO + 1) * (2 * HALO + 1)];
+  int   half[BM3D_ISOLINE_HALVES][HALF_MAX];
+} iso_offsets;
+
+__constant__ iso_offsets c_off;
+
+/* The hybrid's region sizes the unrolled region sums are built for
+ * (bm3d_tables.c: radius 3 and 5 windows, halves of radius 2 and 3);
+ * other tables take the loop with counts read at run time.  */
+#define WINDOW_SMALL  49
+#define WINDOW_LARGE  121
+#define HALF_SMALL    10
+#define HALF_LARGE    21
 
 /* Index into [0, n) mirrored at the edges (as isoline_cpu.c).  */
 __device__ static inline int
@@ -125,14 +159,34 @@ guide (iso_args a)
   a.b.guide[(size_t) py * d.pw + px] = g;
 }
 
-/* I_Theta and I_Sigma of one pixel of the region: as best_segment_row.  */
+/* Sum and sum of squares of the M samples of a segment (m at run time
+ * when M is 0), in c_iso.pattern's order.  */
+template <int M>
+__device__ __forceinline__ void
+segment_moments (const float *g, const int *off, int m, float &s, float &q)
+{
+  s = q = 0.0f;
+#pragma unroll
+  for (int j = 0; j < (M ? M : m); j++)
+    {
+      const float v = __ldg (g + off[j]);
+
+      s = ISO_ADD (s, v);
+      q = ISO_ADD (q, ISO_MUL (v, v));
+    }
+}
+
+/* I_Theta and I_Sigma of one pixel of the region: as best_segment_row.
+ * M: samples of a segment (l x across) when the kernel is built for it,
+ * else 0.  */
+template <int M>
 __global__ void __launch_bounds__ (BLOCK_X * BLOCK_Y)
 best_segment (iso_args a)
 {
   const iso_dims &d = a.d;
   const int gx = blockIdx.x * blockDim.x + threadIdx.x;
   const int gy = blockIdx.y * blockDim.y + threadIdx.y;
-  const int m = c_iso.segment * c_iso.across;
+  const int m = M ? M : c_iso.segment * c_iso.across;
   const float inv_m = c_iso.inv_count[m + 1];
 
   if (gx >= d.gw || gy >= d.gh)
@@ -145,19 +199,12 @@ best_segment (iso_args a)
   float best = 0.0f;
   int bd = 0;
 
+#pragma unroll
   for (int dir = 0; dir < BM3D_ISOLINE_DIRECTIONS; dir++)
     {
-      float s = 0.0f, q = 0.0f, score;
+      float s, q, score;
 
-      for (int i = 0; i < c_iso.segment; i++)
-        for (int k = 0; k < c_iso.across; k++)
-          {
-            const signed char *o = c_iso.pattern[dir][i][k];
-            float v = __ldg (guide + (ptrdiff_t) o[1] * d.pw + o[0]);
-
-            s = ISO_ADD (s, v);
-            q = ISO_ADD (q, ISO_MUL (v, v));
-          }
+      segment_moments<M> (guide, c_off.segment[dir], m, s, q);
       score = iso_segment_score (s, q, g0, inv_m);
       if (dir == 0 || score < best)
         {
@@ -174,63 +221,63 @@ best_segment (iso_args a)
       const float *plane = a.b.padded[c] + origin;
       float sum = 0.0f;
 
-      for (int i = 0; i < c_iso.segment; i++)
-        for (int k = 0; k < c_iso.across; k++)
-          {
-            const signed char *o = c_iso.pattern[bd][i][k];
-
-            sum = ISO_ADD (sum, __ldg (plane + (ptrdiff_t) o[1] * d.pw + o[0]));
-          }
+      for (int j = 0; j < m; j++)
+        sum = ISO_ADD (sum, __ldg (plane + c_off.segment[bd][j]));
       a.b.sum[c][out] = sum;
     }
 }
 
-/* Sum of a plane's shared tile over `count` offsets of a list, from
- * `from` on, added to `acc`.  */
-__device__ static inline float
-sum_offsets (const float *tile, const signed char (*px)[2], int from,
-             int count, float acc)
+/* Sum of a plane's shared tile over the offsets `from` .. `to` - 1 of
+ * a list, added to `acc`.  */
+template <int FROM, int TO>
+__device__ __forceinline__ float
+sum_offsets (const float *tile, const int *off, int from, int to, float acc)
 {
-  for (int j = from; j < count; j++)
-    acc = ISO_ADD (acc, tile[px[j][1] * SHARED_W + px[j][0]]);
+#pragma unroll
+  for (int j = FROM; j < (TO ? TO : to); j++)
+    if (TO || j >= from)
+      acc = ISO_ADD (acc, tile[off[j]]);
   return acc;
 }
 
 /* A plane's sums over the hybrid's regions around the pixel at `tile`
  * (its place in the plane's shared tile), in region order, as
- * hybrid_row sums them.  */
-__device__ static inline void
+ * hybrid_row sums them.  FIXED: the regions have the sizes above.  */
+template <bool FIXED>
+__device__ __forceinline__ void
 region_sums (const float *tile, float (&r)[NREG])
 {
-  float acc = sum_offsets (tile, c_iso.window_px, 0, c_iso.region_count[0],
-                           0.0f);
+  const int *cnt = c_iso.region_count;
+  float acc = sum_offsets<0, FIXED ? WINDOW_SMALL : 0> (tile, c_off.window, 0,
+                                                        cnt[0], 0.0f);
 
   r[0] = acc;
-  r[1] = sum_offsets (tile, c_iso.window_px, c_iso.region_count[0],
-                      c_iso.region_count[1], acc);
+  r[1] = sum_offsets<FIXED ? WINDOW_SMALL : 0, FIXED ? WINDOW_LARGE : 0>
+           (tile, c_off.window, cnt[0], cnt[1], acc);
 #pragma unroll
   for (int h = 0; h < BM3D_ISOLINE_HALVES; h++)
     {
       const int small = 2 + h, large = 2 + BM3D_ISOLINE_HALVES + h;
 
-      acc = sum_offsets (tile, c_iso.half_px[h], 0, c_iso.region_count[small],
-                         0.0f);
+      acc = sum_offsets<0, FIXED ? HALF_SMALL : 0> (tile, c_off.half[h], 0,
+                                                    cnt[small], 0.0f);
       r[small] = acc;
-      r[large] = sum_offsets (tile, c_iso.half_px[h],
-                              c_iso.region_count[small],
-                              c_iso.region_count[large], acc);
+      r[large] = sum_offsets<FIXED ? HALF_SMALL : 0, FIXED ? HALF_LARGE : 0>
+                   (tile, c_off.half[h], cnt[small], cnt[large], acc);
     }
 }
 
 /* Each pixel's isoline, and for the hybrid its weighed regions: as
  * isoline_row and hybrid_row.  PI-PD's results go to b.tile, the
  * hybrid's to b.estimate.  */
-__global__ void __launch_bounds__ (BLOCK_X * BLOCK_Y)
+/* C: the tile's planes, known at compile time so that the per-plane
+ * arrays (here and in iso_trace) stay in registers.  */
+template <bool FIXED, int C>
+__global__ void __launch_bounds__ (BLOCK_X * BLOCK_Y, FILTER_MIN_BLOCKS)
 isoline_filter (iso_args a)
 {
   extern __shared__ float shared[];
   const iso_dims &d = a.d;
-  const int C = d.planes;
   const int x = blockIdx.x * BLOCK_X + threadIdx.x;
   const int y = blockIdx.y * BLOCK_Y + threadIdx.y;
   const bool inside = x < d.width && y < d.height;
@@ -290,7 +337,7 @@ isoline_filter (iso_args a)
   const float g0 = guide_tile[centre];
   float r[NREG], w[NREG], wc[NREG];
 
-  region_sums (guide_tile + centre, r);
+  region_sums<FIXED> (guide_tile + centre, r);
 #pragma unroll
   for (int i = 0; i < NREG; i++)
     {
@@ -304,7 +351,7 @@ isoline_filter (iso_args a)
     {
       float num = 0.0f, den = 0.0f;
 
-      region_sums (shared + c * SHARED_W * SHARED_H + centre, r);
+      region_sums<FIXED> (shared + c * SHARED_W * SHARED_H + centre, r);
 #pragma unroll
       for (int i = 0; i < NREG; i++)
         {
@@ -451,16 +498,16 @@ carve (const iso_dims *d, char *base, iso_buffers *b)
 }
 
 static bm3d_status
-upload_tables (bm3d_job *job, const float *sigma, int planes)
+upload_tables (bm3d_job *job, const float *sigma, int planes,
+               bm3d_isoline_tables *t)
 {
   bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
-  bm3d_isoline_tables t;
 
-  bm3d_isoline_tables_init (&job->isoline, sigma, planes, &t);
-  BM3D_CUDA_CHECK (job, cudaMemcpyToSymbolAsync (c_iso, &t, sizeof t, 0,
+  bm3d_isoline_tables_init (&job->isoline, sigma, planes, t);
+  BM3D_CUDA_CHECK (job, cudaMemcpyToSymbolAsync (c_iso, t, sizeof *t, 0,
                                                  cudaMemcpyHostToDevice,
                                                  dev->stream));
-  /* `t` lives on this stack frame.  */
+  /* The caller's `t` may live on its stack frame.  */
   BM3D_CUDA_CHECK (job, cudaStreamSynchronize (dev->stream));
   return BM3D_OK;
 }
@@ -472,31 +519,97 @@ grid_for (int w, int h)
                (unsigned) ((h + BLOCK_Y - 1) / BLOCK_Y));
 }
 
+/* c_iso's patterns as c_off's offsets, for planes `pw` floats wide.  */
+static void
+offsets_for (const bm3d_isoline_tables *t, int pw, iso_offsets *o)
+{
+  memset (o, 0, sizeof *o);
+  for (int d = 0; d < BM3D_ISOLINE_DIRECTIONS; d++)
+    for (int i = 0; i < t->segment; i++)
+      for (int k = 0; k < t->across; k++)
+        {
+          const signed char *p = t->pattern[d][i][k];
+
+          o->segment[d][i * t->across + k] = p[1] * pw + p[0];
+        }
+  for (int j = 0; j < t->region_count[1]; j++)
+    o->window[j] = (t->window_px[j][1] * SHARED_W
+                            + t->window_px[j][0]);
+  for (int h = 0; h < BM3D_ISOLINE_HALVES; h++)
+    for (int j = 0; j < t->region_count[2 + BM3D_ISOLINE_HALVES + h]; j++)
+      o->half[h][j] = (t->half_px[h][j][1] * SHARED_W
+                               + t->half_px[h][j][0]);
+}
+
+/* Whether the hybrid's regions have the sizes the unrolled sums are
+ * built for.  */
+static bool
+regions_fixed (const bm3d_isoline_tables *t)
+{
+  bool fixed = t->region_count[0] == WINDOW_SMALL
+               && t->region_count[1] == WINDOW_LARGE;
+
+  for (int h = 0; h < BM3D_ISOLINE_HALVES; h++)
+    fixed = fixed && t->region_count[2 + h] == HALF_SMALL
+            && t->region_count[2 + BM3D_ISOLINE_HALVES + h] == HALF_LARGE;
+  return fixed;
+}
+
 /* The kernels over one tile whose planes are (being) written to
  * b->tile; the result is in b->tile when the stream gets there.  The
  * kernels' time goes to the report's first phase.  */
 static bm3d_status
-filter_tile (const iso_dims *d, const iso_buffers *b, bm3d_job *job)
+filter_tile (const iso_dims *d, const iso_buffers *b,
+             const bm3d_isoline_tables *t, bm3d_job *job)
 {
   bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
   const dim3 block (BLOCK_X, BLOCK_Y);
   const int hybrid = job->isoline.variant == BM3D_ISOLINE_HYBRID;
   const size_t shared = hybrid ? sizeof (float) * (d->planes + 1)
                                  * SHARED_W * SHARED_H : 0;
+  const int m = t->segment * t->across;
+  iso_offsets off;
   iso_args a;
   float ms;
 
   a.d = *d;
   a.b = *b;
+  offsets_for (t, d->pw, &off);
+  /* From this stack frame: the event synchronisation below outlives
+   * the copy.  */
+  BM3D_CUDA_CHECK (job, cudaMemcpyToSymbolAsync (c_off, &off, sizeof off, 0,
+                                                 cudaMemcpyHostToDevice,
+                                                 dev->stream));
   BM3D_CUDA_CHECK (job, cudaEventRecord (dev->ev[0], dev->stream));
   pad_tile<<<dev->sm_count * 8, 256, 0, dev->stream>>> (a);
   BM3D_CUDA_CHECK_LAUNCH (job, "pad_tile");
   guide<<<grid_for (d->pw, d->ph), block, 0, dev->stream>>> (a);
   BM3D_CUDA_CHECK_LAUNCH (job, "guide");
-  best_segment<<<grid_for (d->gw, d->gh), block, 0, dev->stream>>> (a);
+  switch (m)
+    {
+    case 5:
+      best_segment<5><<<grid_for (d->gw, d->gh), block, 0, dev->stream>>> (a);
+      break;
+    case 15:
+      best_segment<15><<<grid_for (d->gw, d->gh), block, 0, dev->stream>>> (a);
+      break;
+    default:
+      best_segment<0><<<grid_for (d->gw, d->gh), block, 0, dev->stream>>> (a);
+      break;
+    }
   BM3D_CUDA_CHECK_LAUNCH (job, "best_segment");
-  isoline_filter<<<grid_for (d->width, d->height), block, shared,
-                   dev->stream>>> (a);
+  {
+    const dim3 grid = grid_for (d->width, d->height);
+    const bool fixed = regions_fixed (t);
+
+    /* One plane takes the loop: unrolled, ptxas hoists the loads of
+     * both planes' sums and spills (nearly 1 KB a thread).  */
+    if (d->planes == 1)
+      isoline_filter<false, 1><<<grid, block, shared, dev->stream>>> (a);
+    else
+      (fixed ? isoline_filter<true, 3> : isoline_filter<false, 3>)
+        <<<grid, block, shared, dev->stream>>> (a);
+  }
   BM3D_CUDA_CHECK_LAUNCH (job, "isoline_filter");
   if (hybrid)
     {
@@ -549,6 +662,7 @@ denoise_tile (const bm3d_planes *noisy, bm3d_planes *out, bm3d_job *job)
   bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
   const int C = noisy->channels;
   const size_t count = (size_t) noisy->width * noisy->height;
+  bm3d_isoline_tables tables;
   iso_dims d;
   iso_buffers b;
   bm3d_status status;
@@ -559,7 +673,7 @@ denoise_tile (const bm3d_planes *noisy, bm3d_planes *out, bm3d_job *job)
       return BM3D_ERR_INVALID_ARGUMENT;
     }
   dims_for (job, noisy->width, noisy->height, C, &d);
-  if ((status = upload_tables (job, noisy->sigma, C)) != BM3D_OK
+  if ((status = upload_tables (job, noisy->sigma, C, &tables)) != BM3D_OK
       || (status = bm3d_cuda_reserve (job, tile_bytes (&d))) != BM3D_OK)
     return status;
   carve (&d, (char *) dev->workspace, &b);
@@ -568,7 +682,7 @@ denoise_tile (const bm3d_planes *noisy, bm3d_planes *out, bm3d_job *job)
                                            count * sizeof (float),
                                            cudaMemcpyHostToDevice,
                                            dev->stream));
-  if ((status = filter_tile (&d, &b, job)) != BM3D_OK)
+  if ((status = filter_tile (&d, &b, &tables, job)) != BM3D_OK)
     return status;
   for (int c = 0; c < C; c++)
     BM3D_CUDA_CHECK (job, cudaMemcpyAsync (out->plane[c], b.tile[c],
@@ -605,6 +719,7 @@ denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
   const size_t out_bytes = align256 ((size_t) W * H * ch * sizeof (float));
   const int margin = job->margin;
   bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
+  bm3d_isoline_tables tables;
   iso_dims dmax;
   size_t budget, work;
   int side, max_w, max_h, tiles_x, tiles_y;
@@ -627,7 +742,7 @@ denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
   const size_t staging_bytes = align256 ((size_t) max_w * max_h * ch
                                          * sizeof (float));
   work = tile_bytes (&dmax);
-  if ((status = upload_tables (job, job->sigma, colour)) != BM3D_OK
+  if ((status = upload_tables (job, job->sigma, colour, &tables)) != BM3D_OK
       || (status = bm3d_cuda_reserve (job, out_bytes + staging_bytes
                                       + work)) != BM3D_OK)
     return status;
@@ -668,7 +783,7 @@ denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
         if ((status = bm3d_cuda_colour_forward (job, staging, ch, colour,
                                                 b.tile, (size_t) tw * th))
             != BM3D_OK
-            || (status = filter_tile (&d, &b, job)) != BM3D_OK)
+            || (status = filter_tile (&d, &b, &tables, job)) != BM3D_OK)
           return status;
 
         core.tile_width = tw;
