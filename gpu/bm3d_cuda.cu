@@ -800,8 +800,10 @@ typedef struct
 
 /* ---- host side: the kernel set ---------------------------------------- */
 
-/* The set BM3D_CUDA_KERNELS does not name.  The second-round kernels
- * become the default once an H100 run has verified them.  */
+/* The set BM3D_CUDA_KERNELS does not name.  On an H100 the second-round
+ * kernels give the same pixels but run 2-4x slower, latency-bound at
+ * 12-24 % occupancy (BENCHMARKS.md, "CUDA second round"), so the
+ * classic ones stay the default.  */
 #define KERNELS_DEFAULT BM3D_CUDA_KERNELS_CLASSIC
 
 static pthread_once_t    kernel_set_once = PTHREAD_ONCE_INIT;
