@@ -1,0 +1,64 @@
+# The common part of the GPU test scripts (tests/gpu-*.sh), sourced by
+# them after they set top_srcdir: paths, the skip without a CUDA device,
+# a scratch folder, compute-sanitizer, and the TAP helpers.
+top_builddir=${top_builddir:-.}
+denoise=$top_builddir/cli/bm3d-denoise
+bench=$top_builddir/bench/bm3d-bench
+data=$top_srcdir/tests/data
+
+version=$("$denoise" --version 2>&1)
+if ! printf '%s\n' "$version" | grep -q '^CUDA: available'; then
+  printf '%s\n' "$version" | sed -n 's/^CUDA: /# CUDA: /p'
+  echo "1..0 # SKIP no CUDA device"
+  exit 0
+fi
+
+if [ -n "${BM3D_GPU_TEST_KEEP:-}" ]; then
+  tmp=$BM3D_GPU_TEST_KEEP
+  mkdir -p "$tmp"
+else
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+fi
+
+sanitizer=
+for s in compute-sanitizer "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" \
+         /usr/local/cuda/bin/compute-sanitizer; do
+  if command -v "$s" >/dev/null 2>&1; then
+    sanitizer=$(command -v "$s")
+    break
+  fi
+done
+
+quick=${BM3D_GPU_TEST_QUICK:-}
+n=0
+failed=0
+
+ok () {
+  n=$((n + 1))
+  echo "ok $n - $1"
+}
+
+not_ok () {
+  n=$((n + 1))
+  failed=$((failed + 1))
+  echo "not ok $n - $1"
+}
+
+skip () {
+  n=$((n + 1))
+  echo "ok $n - $1 # SKIP $2"
+}
+
+show () {
+  sed 's/^/# /' "$1"
+}
+
+# $1 <= $2 (floating point)?
+le () {
+  awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'
+}
+
+psnr_of () {
+  "$bench" --diff "$1" "$2" | awk '{ print $2 }'
+}
