@@ -1273,6 +1273,26 @@ bm3d_cuda_tile (const bm3d_planes *noisy, bm3d_planes *out, bm3d_job *job)
 
 /* ---- whole images ------------------------------------------------------ */
 
+/* denoise_image's steps for bm3d_cuda_tiled_image; ctx: tile_buffers.  */
+static float *const *
+image_tile_input (void *ctx, const bm3d_cuda_core *, bm3d_job *)
+{
+  return ((tile_buffers *) ctx)->noisy;
+}
+
+static bm3d_status
+image_tile_denoise (void *ctx, const bm3d_cuda_core *core,
+                    const float *const **result, bm3d_job *job)
+{
+  float *const *planes;
+  bm3d_status status = tile_denoise ((tile_buffers *) ctx, core->tile_width,
+                                     core->tile_height, job->sigma, job,
+                                     &planes);
+
+  *result = planes;
+  return status;
+}
+
 static bm3d_status
 denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
 {
@@ -1289,7 +1309,7 @@ denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
   tile_buffers tb;
   void *extra;
   bm3d_status status;
-  int side, max_w, max_h, tiles_x, tiles_y;
+  int side, max_w, max_h;
 
   if (W < BM3D_PATCH || H < BM3D_PATCH || (colour != 1 && colour != 3))
     return BM3D_ERR_NOT_IMPLEMENTED;
@@ -1307,8 +1327,6 @@ denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
   side = bm3d_tile_side_aligned (job, side);
   max_w = side + 2 * margin < W ? side + 2 * margin : W;
   max_h = side + 2 * margin < H ? side + 2 * margin : H;
-  tiles_x = (W + side - 1) / side;
-  tiles_y = (H + side - 1) / side;
 
   const size_t staging_bytes = ((size_t) max_w * max_h * ch * sizeof (float)
                                 + 255) & ~(size_t) 255;
@@ -1320,64 +1338,11 @@ denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
   float *dev_out = (float *) extra;
   float *staging = (float *) ((char *) extra + out_bytes);
 
-  job->tile_base = 0.0;
-  for (int iy = 0; iy < tiles_y; iy++)
-    for (int ix = 0; ix < tiles_x; ix++)
-      {
-        bm3d_tile_rect t;
-        float *const *result;
-        bm3d_cuda_core core;
-        int tw, th;
+  const bm3d_cuda_tile_steps steps = { &tb, image_tile_input,
+                                       image_tile_denoise };
 
-        bm3d_tile_rect_for (W, H, side, margin, ix, iy, &t);
-        tw = t.x1 - t.x0;
-        th = t.y1 - t.y0;
-        job->tile_share = (double) (t.cx1 - t.cx0) * (t.cy1 - t.cy0)
-                          / ((double) W * H);
-        if (job->tick (job, 0.0))
-          {
-            bm3d_job_message (job, "cancelled");
-            return BM3D_ERR_CANCELLED;
-          }
-        BM3D_CUDA_CHECK (job, cudaMemcpy2DAsync (staging,
-                                                 (size_t) tw * ch * sizeof (float),
-                                                 in->data + (size_t) t.y0 * in->stride
-                                                 + (size_t) t.x0 * ch,
-                                                 in->stride * sizeof (float),
-                                                 (size_t) tw * ch * sizeof (float),
-                                                 th, cudaMemcpyHostToDevice,
-                                                 dev->stream));
-        if ((status = bm3d_cuda_colour_forward (job, staging, ch, colour,
-                                                tb.noisy, (size_t) tw * th))
-            != BM3D_OK
-            || (status = tile_denoise (&tb, tw, th, job->sigma, job,
-                                       &result)) != BM3D_OK)
-          return status;
-
-        core.tile_width = tw;
-        core.ox = t.cx0 - t.x0;
-        core.oy = t.cy0 - t.y0;
-        core.core_w = t.cx1 - t.cx0;
-        core.core_h = t.cy1 - t.cy0;
-        core.gx = t.cx0;
-        core.gy = t.cy0;
-        core.width = W;
-        if ((status = bm3d_cuda_colour_inverse (job, result, staging, dev_out,
-                                                ch, colour, &core)) != BM3D_OK)
-          return status;
-        job->tile_base += job->tile_share;
-      }
-
-  /* Every tile succeeded: only now is `out` written.  */
-  BM3D_CUDA_CHECK (job, cudaMemcpy2DAsync (out->data, out->stride * sizeof (float),
-                                           dev_out, (size_t) W * ch * sizeof (float),
-                                           (size_t) W * ch * sizeof (float), H,
-                                           cudaMemcpyDeviceToHost, dev->stream));
-  BM3D_CUDA_CHECK (job, cudaStreamSynchronize (dev->stream));
-  job->tile_base = 0.0;
-  job->tile_share = 1.0;
-  (void) job->tick (job, 1.0);
-  return BM3D_OK;
+  return bm3d_cuda_tiled_image (in, out, side, colour, staging, dev_out,
+                                &steps, job);
 }
 
 extern "C" bm3d_status

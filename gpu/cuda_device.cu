@@ -496,3 +496,75 @@ bm3d_cuda_colour_inverse (bm3d_job *job, const float *const *plane,
   BM3D_CUDA_CHECK_LAUNCH (job, "colour_inverse");
   return BM3D_OK;
 }
+
+/* ---- whole images, tile by tile ----------------------------------------- */
+
+bm3d_status
+bm3d_cuda_tiled_image (const bm3d_image *in, bm3d_image *out, int side,
+                       int colour, float *staging, float *dev_out,
+                       const bm3d_cuda_tile_steps *steps, bm3d_job *job)
+{
+  bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
+  const int W = in->width, H = in->height, ch = in->channels;
+  const int tiles_x = (W + side - 1) / side, tiles_y = (H + side - 1) / side;
+  bm3d_status status;
+
+  job->tile_base = 0.0;
+  for (int iy = 0; iy < tiles_y; iy++)
+    for (int ix = 0; ix < tiles_x; ix++)
+      {
+        bm3d_tile_rect t;
+        bm3d_cuda_core core;
+        const float *const *result;
+        float *const *planes;
+
+        bm3d_tile_rect_for (W, H, side, job->margin, ix, iy, &t);
+        core.tile_width = t.x1 - t.x0;
+        core.tile_height = t.y1 - t.y0;
+        core.ox = t.cx0 - t.x0;
+        core.oy = t.cy0 - t.y0;
+        core.core_w = t.cx1 - t.cx0;
+        core.core_h = t.cy1 - t.cy0;
+        core.gx = t.cx0;
+        core.gy = t.cy0;
+        core.width = W;
+        job->tile_share = (double) core.core_w * core.core_h
+                          / ((double) W * H);
+        if (job->tick (job, 0.0))
+          {
+            bm3d_job_message (job, "cancelled");
+            return BM3D_ERR_CANCELLED;
+          }
+
+        const size_t row = (size_t) core.tile_width * ch * sizeof (float);
+        BM3D_CUDA_CHECK (job, cudaMemcpy2DAsync (staging, row,
+                                                 in->data + (size_t) t.y0 * in->stride
+                                                 + (size_t) t.x0 * ch,
+                                                 in->stride * sizeof (float),
+                                                 row, core.tile_height,
+                                                 cudaMemcpyHostToDevice,
+                                                 dev->stream));
+        planes = steps->input (steps->ctx, &core, job);
+        if ((status = bm3d_cuda_colour_forward (job, staging, ch, colour, planes,
+                                                (size_t) core.tile_width
+                                                * core.tile_height)) != BM3D_OK
+            || (status = steps->denoise (steps->ctx, &core, &result, job))
+               != BM3D_OK
+            || (status = bm3d_cuda_colour_inverse (job, result, staging,
+                                                   dev_out, ch, colour,
+                                                   &core)) != BM3D_OK)
+          return status;
+        job->tile_base += job->tile_share;
+      }
+
+  /* Every tile succeeded: only now is `out` written.  */
+  const size_t row = (size_t) W * ch * sizeof (float);
+  BM3D_CUDA_CHECK (job, cudaMemcpy2DAsync (out->data, out->stride * sizeof (float),
+                                           dev_out, row, row, H,
+                                           cudaMemcpyDeviceToHost, dev->stream));
+  BM3D_CUDA_CHECK (job, cudaStreamSynchronize (dev->stream));
+  job->tile_base = 0.0;
+  job->tile_share = 1.0;
+  (void) job->tick (job, 1.0);
+  return BM3D_OK;
+}

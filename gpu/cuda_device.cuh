@@ -77,7 +77,7 @@ bm3d_status bm3d_cuda_colour_forward (bm3d_job *job, const float *src,
  * for bit from the tile's input `src`.  */
 typedef struct
 {
-  int tile_width;
+  int tile_width, tile_height;
   int ox, oy;          /* core's offset inside the tile  */
   int core_w, core_h;
   int gx, gy;          /* core's offset inside the image */
@@ -89,5 +89,30 @@ bm3d_status bm3d_cuda_colour_inverse (bm3d_job *job,
                                       const float *src, float *dst,
                                       int channels, int colour,
                                       const bm3d_cuda_core *core);
+
+/* ---- whole images, tile by tile, on the device ---------------------- */
+
+/* What an algorithm does to one tile (`core` describes it): `input`
+ * says where the colour transform writes the tile's planes, `denoise`
+ * filters them and says which planes hold the result.  */
+typedef struct
+{
+  void          *ctx;
+  float *const *(*input) (void *ctx, const bm3d_cuda_core *core,
+                          bm3d_job *job);
+  bm3d_status   (*denoise) (void *ctx, const bm3d_cuda_core *core,
+                            const float *const **result, bm3d_job *job);
+} bm3d_cuda_tile_steps;
+
+/* The image in tiles of `side` (plus the job's margin): each tile's
+ * pixels uploaded to `staging` (room for the largest tile, interleaved),
+ * through the colour transform, `steps`, and the inverse into `dev_out`
+ * (the whole image on the device); `out` is written only once every
+ * tile has succeeded.  Progress and cancelling go through the job.  */
+bm3d_status bm3d_cuda_tiled_image (const bm3d_image *in, bm3d_image *out,
+                                   int side, int colour, float *staging,
+                                   float *dev_out,
+                                   const bm3d_cuda_tile_steps *steps,
+                                   bm3d_job *job);
 
 #endif /* BM3D_CUDA_DEVICE_CUH */

@@ -707,6 +707,37 @@ bm3d_isoline_cuda_tile (const bm3d_planes *noisy, bm3d_planes *out,
 
 /* ---- whole images --------------------------------------------------------- */
 
+/* denoise_image's steps for bm3d_cuda_tiled_image: each tile's buffers
+ * carved from `tile_base` for its size.  */
+typedef struct
+{
+  const bm3d_isoline_tables *tables;
+  char                      *tile_base;
+  int                        planes;
+  iso_dims                   d;
+  iso_buffers                b;
+} iso_image_ctx;
+
+static float *const *
+image_tile_input (void *ctx, const bm3d_cuda_core *core, bm3d_job *job)
+{
+  iso_image_ctx *c = (iso_image_ctx *) ctx;
+
+  dims_for (job, core->tile_width, core->tile_height, c->planes, &c->d);
+  carve (&c->d, c->tile_base, &c->b);
+  return c->b.tile;
+}
+
+static bm3d_status
+image_tile_denoise (void *ctx, const bm3d_cuda_core *,
+                    const float *const **result, bm3d_job *job)
+{
+  iso_image_ctx *c = (iso_image_ctx *) ctx;
+
+  *result = c->b.tile;
+  return filter_tile (&c->d, &c->b, c->tables, job);
+}
+
 /* Upload, colour transform, tiles and inverse transform all on the
  * device; `out` is written only when every tile is done.  Images too
  * small for a tile plan of their own, or whose output does not fit the
@@ -722,7 +753,7 @@ denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
   bm3d_isoline_tables tables;
   iso_dims dmax;
   size_t budget, work;
-  int side, max_w, max_h, tiles_x, tiles_y;
+  int side, max_w, max_h;
   bm3d_status status;
 
   if (W < BM3D_PATCH || H < BM3D_PATCH || (colour != 1 && colour != 3))
@@ -735,8 +766,6 @@ denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
     return BM3D_ERR_NOT_IMPLEMENTED;
   max_w = side + 2 * margin < W ? side + 2 * margin : W;
   max_h = side + 2 * margin < H ? side + 2 * margin : H;
-  tiles_x = (W + side - 1) / side;
-  tiles_y = (H + side - 1) / side;
   dims_for (job, max_w, max_h, colour, &dmax);
 
   const size_t staging_bytes = align256 ((size_t) max_w * max_h * ch
@@ -748,68 +777,16 @@ denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
     return status;
   float *dev_out = (float *) dev->workspace;
   float *staging = (float *) ((char *) dev->workspace + out_bytes);
-  char *tile_base = (char *) dev->workspace + out_bytes + staging_bytes;
 
-  job->tile_base = 0.0;
-  for (int iy = 0; iy < tiles_y; iy++)
-    for (int ix = 0; ix < tiles_x; ix++)
-      {
-        bm3d_tile_rect t;
-        bm3d_cuda_core core;
-        iso_dims d;
-        iso_buffers b;
-        int tw, th;
+  iso_image_ctx ctx;
+  ctx.tables = &tables;
+  ctx.planes = colour;
+  ctx.tile_base = (char *) dev->workspace + out_bytes + staging_bytes;
+  const bm3d_cuda_tile_steps steps = { &ctx, image_tile_input,
+                                       image_tile_denoise };
 
-        bm3d_tile_rect_for (W, H, side, margin, ix, iy, &t);
-        tw = t.x1 - t.x0;
-        th = t.y1 - t.y0;
-        job->tile_share = (double) (t.cx1 - t.cx0) * (t.cy1 - t.cy0)
-                          / ((double) W * H);
-        if (job->tick (job, 0.0))
-          {
-            bm3d_job_message (job, "cancelled");
-            return BM3D_ERR_CANCELLED;
-          }
-        dims_for (job, tw, th, colour, &d);
-        carve (&d, tile_base, &b);
-        BM3D_CUDA_CHECK (job, cudaMemcpy2DAsync (staging,
-                                                 (size_t) tw * ch * sizeof (float),
-                                                 in->data + (size_t) t.y0 * in->stride
-                                                 + (size_t) t.x0 * ch,
-                                                 in->stride * sizeof (float),
-                                                 (size_t) tw * ch * sizeof (float),
-                                                 th, cudaMemcpyHostToDevice,
-                                                 dev->stream));
-        if ((status = bm3d_cuda_colour_forward (job, staging, ch, colour,
-                                                b.tile, (size_t) tw * th))
-            != BM3D_OK
-            || (status = filter_tile (&d, &b, &tables, job)) != BM3D_OK)
-          return status;
-
-        core.tile_width = tw;
-        core.ox = t.cx0 - t.x0;
-        core.oy = t.cy0 - t.y0;
-        core.core_w = t.cx1 - t.cx0;
-        core.core_h = t.cy1 - t.cy0;
-        core.gx = t.cx0;
-        core.gy = t.cy0;
-        core.width = W;
-        if ((status = bm3d_cuda_colour_inverse (job, b.tile, staging, dev_out,
-                                                ch, colour, &core)) != BM3D_OK)
-          return status;
-        job->tile_base += job->tile_share;
-      }
-
-  /* Every tile succeeded: only now is `out` written.  */
-  BM3D_CUDA_CHECK (job, cudaMemcpy2DAsync (out->data, out->stride * sizeof (float),
-                                           dev_out, (size_t) W * ch * sizeof (float),
-                                           (size_t) W * ch * sizeof (float), H,
-                                           cudaMemcpyDeviceToHost, dev->stream));
-  BM3D_CUDA_CHECK (job, cudaStreamSynchronize (dev->stream));
-  job->tile_base = 0.0;
-  job->tile_share = 1.0;
-  (void) job->tick (job, 1.0);
-  return BM3D_OK;
+  return bm3d_cuda_tiled_image (in, out, side, colour, staging, dev_out,
+                                &steps, job);
 }
 
 extern "C" bm3d_status
