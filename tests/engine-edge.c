@@ -13,24 +13,7 @@
 
 #include "bm3d.h"
 #include "engine-tap.h"
-
-typedef struct
-{
-  bm3d_image img;
-  float     *buffer;
-} test_image;
-
-static void
-image_new (test_image *t, int w, int h, int ch, int alpha, size_t stride)
-{
-  t->img.width = w;
-  t->img.height = h;
-  t->img.channels = ch;
-  t->img.has_alpha = alpha;
-  t->img.stride = stride ? stride : (size_t) w * ch;
-  t->buffer = calloc (t->img.stride * h + 1, sizeof (float));
-  t->img.data = t->buffer;
-}
+#include "engine-image.h"
 
 static void
 image_fill_noisy (test_image *t, float base, float sigma, uint64_t seed)
@@ -52,35 +35,6 @@ denoise (const test_image *in, test_image *out, float sigma, int mode,
   params.mode = mode;
   params.backend = BM3D_BACKEND_CPU;
   return bm3d_denoise (&in->img, &out->img, &params, report);
-}
-
-static int
-all_finite (const test_image *t)
-{
-  for (int y = 0; y < t->img.height; y++)
-    for (size_t x = 0; x < (size_t) t->img.width * t->img.channels; x++)
-      if (!isfinite (t->buffer[y * t->img.stride + x]))
-        return 0;
-  return 1;
-}
-
-/* Largest |a - b| over the colour samples.  */
-static double
-max_diff (const test_image *a, const test_image *b)
-{
-  int colour = a->img.channels - a->img.has_alpha;
-  double worst = 0.0;
-
-  for (int y = 0; y < a->img.height; y++)
-    for (int x = 0; x < a->img.width; x++)
-      for (int c = 0; c < colour; c++)
-        {
-          double d = fabs (a->buffer[y * a->img.stride + x * a->img.channels + c]
-                           - b->buffer[y * b->img.stride + x * b->img.channels + c]);
-          if (!(d <= worst))
-            worst = d;
-        }
-  return worst;
 }
 
 static void
@@ -279,26 +233,6 @@ check_alpha_and_stride (void)
       free (plain_in.buffer);
       free (plain_out.buffer);
     }
-}
-
-typedef struct
-{
-  int    calls;
-  int    cancel_at;
-  double last;
-  int    monotonic;
-} progress_state;
-
-static int
-on_progress (double fraction, void *data)
-{
-  progress_state *p = data;
-
-  if (fraction < p->last || fraction < 0.0 || fraction > 1.0)
-    p->monotonic = 0;
-  p->last = fraction;
-  p->calls++;
-  return p->cancel_at > 0 && p->calls >= p->cancel_at;
 }
 
 static void

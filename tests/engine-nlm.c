@@ -16,24 +16,7 @@
 #include "bm3d_tables.h"
 #include "image_io.h"
 #include "engine-tap.h"
-
-typedef struct
-{
-  bm3d_image img;
-  float     *buffer;
-} test_image;
-
-static void
-image_new (test_image *t, int w, int h, int ch, int alpha, size_t stride)
-{
-  t->img.width = w;
-  t->img.height = h;
-  t->img.channels = ch;
-  t->img.has_alpha = alpha;
-  t->img.stride = stride ? stride : (size_t) w * ch;
-  t->buffer = calloc (t->img.stride * h + 1, sizeof (float));
-  t->img.data = t->buffer;
-}
+#include "engine-image.h"
 
 static size_t
 image_values (const test_image *t)
@@ -75,16 +58,6 @@ params_nlm (bm3d_params *params, float sigma)
   params->sigma = sigma;
   params->mode = BM3D_MODE_NLM;
   params->backend = BM3D_BACKEND_CPU;
-}
-
-static int
-all_finite (const test_image *t)
-{
-  for (int y = 0; y < t->img.height; y++)
-    for (size_t x = 0; x < (size_t) t->img.width * t->img.channels; x++)
-      if (!isfinite (t->buffer[y * t->img.stride + x]))
-        return 0;
-  return 1;
 }
 
 static int
@@ -580,26 +553,6 @@ check_options (void)
 }
 
 /* ---- progress and cancelling ---------------------------------------------- */
-
-typedef struct
-{
-  int    calls;
-  int    cancel_at;
-  double last;
-  int    monotonic;
-} progress_state;
-
-static int
-on_progress (double fraction, void *data)
-{
-  progress_state *p = data;
-
-  if (fraction < p->last || fraction < 0.0 || fraction > 1.0)
-    p->monotonic = 0;
-  p->last = fraction;
-  p->calls++;
-  return p->cancel_at > 0 && p->calls >= p->cancel_at;
-}
 
 static void
 check_progress_and_cancel (void)

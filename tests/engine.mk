@@ -25,7 +25,8 @@ tests_engine_match_LDADD = $(ENGINE_TEST_LIBS)
 tests_engine_threads_SOURCES = tests/engine-threads.c tests/engine-tap.h
 tests_engine_threads_LDADD = $(ENGINE_TEST_LIBS)
 
-tests_engine_edge_SOURCES = tests/engine-edge.c tests/engine-tap.h
+tests_engine_edge_SOURCES = tests/engine-edge.c tests/engine-tap.h \
+	tests/engine-image.h
 tests_engine_edge_LDADD = $(ENGINE_TEST_LIBS)
 
 # Reads the PNG test images with the command's image code.
@@ -34,11 +35,13 @@ tests_engine_quality_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
 tests_engine_quality_LDADD = $(IMAGE_IO_LIBS) $(ENGINE_TEST_LIBS)
 
 # Non-local means; reads the PNG test images like engine-quality.
-tests_engine_nlm_SOURCES = tests/engine-nlm.c tests/engine-tap.h
+tests_engine_nlm_SOURCES = tests/engine-nlm.c tests/engine-tap.h \
+	tests/engine-image.h
 tests_engine_nlm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
 tests_engine_nlm_LDADD = $(IMAGE_IO_LIBS) $(ENGINE_TEST_LIBS)
 # The isoline mode; reads the PNG test images like engine-quality.
-tests_engine_isoline_SOURCES = tests/engine-isoline.c tests/engine-tap.h
+tests_engine_isoline_SOURCES = tests/engine-isoline.c tests/engine-tap.h \
+	tests/engine-image.h
 tests_engine_isoline_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
 tests_engine_isoline_LDADD = $(IMAGE_IO_LIBS) $(ENGINE_TEST_LIBS)
 
