@@ -14,7 +14,8 @@
  *                memory once, reflecting at the tile's border as the CPU
  *                does;
  *   weight_sums  pass 1: a lane per column of patch centres, a warp per
- *                NLM_ROWS rows of them; for each offset the warp walks
+ *                NLM_ROWS rows of them; for each pair of offsets (the
+ *                centre's values read once for both) the warp walks
  *                down its rows: squared differences of the planes, the
  *                sum across the patch from the neighbouring lanes
  *                (shuffles), the sum down the patch from the last 2f + 1
@@ -29,11 +30,15 @@
  *
  * Nothing goes through global memory per offset.  The arithmetic is the
  * CPU's, step for step and in the same order (fused multiply-adds where
- * the CPU's AVX2 build fuses them); only 2^x differs (exp2f here, a
- * polynomial there), by a few units in the last place.
+ * the CPU's AVX2 build fuses them); only 2^x differs (the hardware's
+ * approximation here, a polynomial there), by a few units in the last
+ * place.
  *
- * A tile is launched in batches of block rows so that progress can be
- * reported and cancelling stops within a batch.  */
+ * A tile is launched in batches of blocks so that progress can be
+ * reported and cancelling stops within a batch.  Every batch but the
+ * last is a whole number of waves (the blocks the GPU runs at once):
+ * the blocks all take the same time, so a batch ending in a partial
+ * wave would leave most multiprocessors idle while it finishes.  */
 #include <cuda_runtime.h>
 
 #include <math.h>
@@ -67,7 +72,8 @@ typedef struct
   float        slope, offset, inv_patches;
   int          warps;
   int          x0, y0, x1, y1;             /* what the pass computes     */
-  int          block_row0;                 /* first block row of a batch */
+  int          grid_x;                     /* blocks across              */
+  int          block0;                     /* first block of a batch     */
   /* Patch centres: rows sums_y0 .. sums_y1 - 1, columns sums_x0 ..
    * sums_x1 - 1 of the tile (the tile's margin of f included), rows of
    * sums_pitch floats: 1 / C and the centre patch's normalised weight.  */
@@ -113,23 +119,42 @@ load_window (float *win, const nlm_args &a, int wx0, int wy0, int wc, int wr)
     }
 }
 
-/* Squared differences summed over the channels, window row and column
- * against the same at (dy, dx): diff_row's arithmetic.  */
+/* Squared differences summed over the channels (diff_row's arithmetic),
+ * window index a against two offsets of it, b0 and b1: the centre's
+ * values are read once for both.  */
 template <int C>
-__device__ __forceinline__ float
-diff_sq (const float *win, int n, int wc, int row, int col, int dy, int dx)
+__device__ __forceinline__ void
+diff_sq_pair (const float *win, int n, int a, int b0, int b1, float &s0,
+              float &s1)
 {
-  const int a = row * wc + col, b = (row + dy) * wc + col + dx;
-  float d = win[a] - win[b];
-  float s = d * d;
+  float v = win[a], d0 = v - win[b0], d1 = v - win[b1];
 
+  s0 = d0 * d0;
+  s1 = d1 * d1;
 #pragma unroll
   for (int c = 1; c < C; c++)
     {
-      d = win[c * n + a] - win[c * n + b];
-      s = fmaf (d, d, s);
+      v = win[c * n + a];
+      d0 = v - win[c * n + b0];
+      d1 = v - win[c * n + b1];
+      s0 = fmaf (d0, d0, s0);
+      s1 = fmaf (d1, d1, s1);
     }
-  return s;
+}
+
+/* The search offsets in raster order, (0, 0) left out: from (-r, -r),
+ * the one after (dy, dx).  There are 4r^2 + 4r of them, an even count,
+ * so pass 1 can take them two at a time.  */
+__device__ __forceinline__ void
+next_offset (int &dy, int &dx, int r)
+{
+  if (++dx > r)
+    {
+      dx = -r;
+      dy++;
+    }
+  if (dy == 0 && dx == 0)
+    dx = 1;
 }
 
 /* The same when the values at the offset, sh[c], are already loaded.  */
@@ -189,6 +214,18 @@ push (float (&ring)[N], float v)
   ring[N - 1] = v;
 }
 
+/* 2^e for -126 <= e <= 0, whose results are normal numbers: the same
+ * value as exp2f (the same hardware approximation), without the
+ * instructions exp2f spends on subnormal results, one in every weight.  */
+__device__ __forceinline__ float
+exp2_normal (float e)
+{
+  float v;
+
+  asm ("ex2.approx.ftz.f32 %0, %1;" : "=f" (v) : "f" (e));
+  return v;
+}
+
 /* sum_down and weight_of: the weight of the patch whose across-sums are
  * in `ring`.  */
 template <int F>
@@ -203,7 +240,24 @@ weight_of (const float (&ring)[2 * F + 1], float slope, float offset)
   e = fmaf (s, slope, offset);
   e = fminf (e, 0.0f);
   e = fmaxf (e, -126.0f);
-  return exp2f (e);
+  return exp2_normal (e);
+}
+
+/* The first result column and row of this block, block a.block0 +
+ * blockIdx.x of a pass whose blocks are a.grid_x across and hold cols x
+ * rows results.  The block index is read through a volatile asm so that
+ * the compiler derives the origin again where it is needed instead of
+ * holding it in registers through the offset loop, where every register
+ * is in use.  */
+__device__ __forceinline__ int2
+block_origin (const nlm_args &a, int cols, int rows)
+{
+  int id, block;
+
+  asm volatile ("mov.u32 %0, %%ctaid.x;" : "=r" (id));
+  block = a.block0 + id;
+  return make_int2 (a.x0 + block % a.grid_x * cols,
+                    a.y0 + block / a.grid_x * rows);
 }
 
 /* ---- weight_sums (pass 1) --------------------------------------------------- */
@@ -217,54 +271,71 @@ weight_sums (nlm_args a)
   const int cols = 32 - 2 * F;
   /* Lane l's column of squared differences; a centre when f <= l <
    * 32 - f.  */
-  const int bx = a.x0 + blockIdx.x * cols - F;
-  const int by = a.y0 + (a.block_row0 + blockIdx.y) * a.warps * NLM_ROWS (F);
+  const int rows = a.warps * NLM_ROWS (F);
+  int2 origin = block_origin (a, cols, rows);
   const int wc = 32 + 2 * a.r;
-  const int wr = a.warps * NLM_ROWS (F) + 2 * F + 2 * a.r;
+  const int wr = rows + 2 * F + 2 * a.r;
   const int n = wc * wr;
   /* Window row of the warp's first row of differences (centre row - f)
    * and column of the lane.  */
   const int row0 = warp * NLM_ROWS (F) + a.r, col = lane + a.r;
   float sum[NLM_ROWS (F)], best[NLM_ROWS (F)];
 
-  load_window<C> (win, a, bx - a.r, by - F - a.r, wc, wr);
+  load_window<C> (win, a, origin.x - F - a.r, origin.y - F - a.r, wc, wr);
   __syncthreads ();
 
 #pragma unroll
   for (int i = 0; i < NLM_ROWS (F); i++)
     sum[i] = best[i] = 0.0f;
 
-  for (int dy = -a.r; dy <= a.r; dy++)
-    for (int dx = -a.r; dx <= a.r; dx++)
-      {
-        float ring[2 * F + 1];
+  /* Two offsets per step, the second's weight added after the first's
+   * (the CPU's order), sharing the reads of the centre rows.  */
+  for (int k = 0, dy = -a.r, dx = -a.r; k < 4 * a.r * (a.r + 1); k += 2)
+    {
+      int dy1 = dy, dx1 = dx;
+      float ring0[2 * F + 1], ring1[2 * F + 1];
 
-        if (dy == 0 && dx == 0)
-          continue;
+      next_offset (dy1, dx1, a.r);
+      const int b0 = dy * wc + dx, b1 = dy1 * wc + dx1;
 #pragma unroll
-        for (int j = 0; j < 2 * F; j++)
-          push (ring, across<F> (diff_sq<C> (win, n, wc, row0 + j, col, dy,
-                                             dx), lane));
+      for (int j = 0; j < 2 * F; j++)
+        {
+          const int at = (row0 + j) * wc + col;
+          float s0, s1;
+
+          diff_sq_pair<C> (win, n, at, at + b0, at + b1, s0, s1);
+          push (ring0, across<F> (s0, lane));
+          push (ring1, across<F> (s1, lane));
+        }
 #pragma unroll
-        for (int i = 0; i < NLM_ROWS (F); i++)
-          {
-            float w;
+      for (int i = 0; i < NLM_ROWS (F); i++)
+        {
+          const int at = (row0 + 2 * F + i) * wc + col;
+          float s0, s1, w;
 
-            push (ring, across<F> (diff_sq<C> (win, n, wc, row0 + 2 * F + i,
-                                               col, dy, dx), lane));
-            w = weight_of<F> (ring, a.slope, a.offset);
-            sum[i] += w;
-            best[i] = w > best[i] ? w : best[i];
-          }
-      }
+          diff_sq_pair<C> (win, n, at, at + b0, at + b1, s0, s1);
+          push (ring0, across<F> (s0, lane));
+          push (ring1, across<F> (s1, lane));
+          w = weight_of<F> (ring0, a.slope, a.offset);
+          sum[i] += w;
+          best[i] = w > best[i] ? w : best[i];
+          w = weight_of<F> (ring1, a.slope, a.offset);
+          sum[i] += w;
+          best[i] = w > best[i] ? w : best[i];
+        }
+      dy = dy1;
+      dx = dx1;
+      next_offset (dy, dx, a.r);
+    }
 
-  const int x = bx + lane;
+  origin = block_origin (a, cols, rows);
+  const int x = origin.x - F + lane;
   if (lane < F || lane >= 32 - F || x >= a.x1)
     return;
 #pragma unroll
   for (int i = 0; i < NLM_ROWS (F); i++)
     {
-      const int y = by + warp * NLM_ROWS (F) + i;
+      const int y = origin.y + warp * NLM_ROWS (F) + i;
 
       if (y < a.y1)
         {
@@ -281,6 +352,17 @@ weight_sums (nlm_args a)
 }
 
 /* ---- aggregate (pass 2) ------------------------------------------------------ */
+
+/* This lane's column and the warp's first output row (block_origin's,
+ * so derived where used).  */
+template <int F>
+__device__ __forceinline__ int2
+output_origin (const nlm_args &a, int lane, int warp)
+{
+  const int2 o = block_origin (a, 32 - 4 * F, a.warps * NLM_ROWS (F));
+
+  return make_int2 (o.x - 2 * F + lane, o.y + warp * NLM_ROWS (F));
+}
 
 /* One value of a sums plane, or 0 outside the centres it holds (lanes and
  * rows whose results are not used).  */
@@ -301,21 +383,21 @@ aggregate (nlm_args a)
   const int cols = 32 - 4 * F;
   /* Lane l's column: of differences, of patch centres, and of output
    * pixels (when 2f <= l < 32 - 2f).  */
-  const int bx = a.x0 + blockIdx.x * cols - 2 * F;
-  const int by = a.y0 + (a.block_row0 + blockIdx.y) * a.warps * NLM_ROWS (F);
+  const int rows = a.warps * NLM_ROWS (F);
+  const int2 origin = block_origin (a, cols, rows);
   const int wc = 32 + 2 * a.r;
-  const int wr = a.warps * NLM_ROWS (F) + 4 * F + 2 * a.r;
+  const int wr = rows + 4 * F + 2 * a.r;
   const int n = wc * wr;
   const int row0 = warp * NLM_ROWS (F) + a.r, col = lane + a.r;
-  const int x = bx + lane;
-  const int y0 = by + warp * NLM_ROWS (F);          /* warp's first output row */
+  int2 at = output_origin<F> (a, lane, warp);
   float acc[NLM_ROWS (F)][C];
   float inv[NLM_ROWS (F) + 2 * F];                  /* 1 / C of its centres    */
 
-  load_window<C> (win, a, bx - a.r, by - 2 * F - a.r, wc, wr);
+  load_window<C> (win, a, origin.x - 2 * F - a.r, origin.y - 2 * F - a.r, wc,
+                  wr);
 #pragma unroll
   for (int i = 0; i < NLM_ROWS (F) + 2 * F; i++)
-    inv[i] = sums_at (a, a.inv_sum, y0 - F + i, x);
+    inv[i] = sums_at (a, a.inv_sum, at.y - F + i, at.x);
 #pragma unroll
   for (int i = 0; i < NLM_ROWS (F); i++)
 #pragma unroll
@@ -331,17 +413,19 @@ aggregate (nlm_args a)
         if (dy == 0 && dx == 0)
           {
             /* The centre patch: its precomputed share, no distance.  */
+            at = output_origin<F> (a, lane, warp);
 #pragma unroll
             for (int j = 0; j < 2 * F; j++)
-              push (boxes, box_across<F> (sums_at (a, a.centre, y0 - F + j,
-                                                   x), lane));
+              push (boxes, box_across<F> (sums_at (a, a.centre, at.y - F + j,
+                                                   at.x), lane));
 #pragma unroll
             for (int i = 0; i < NLM_ROWS (F); i++)
               {
                 float share;
 
                 push (boxes, box_across<F> (sums_at (a, a.centre,
-                                                     y0 + F + i, x), lane));
+                                                     at.y + F + i, at.x),
+                                            lane));
                 share = boxes[0];
 #pragma unroll
                 for (int k = 1; k <= 2 * F; k++)
@@ -403,17 +487,18 @@ aggregate (nlm_args a)
           }
       }
 
-  if (lane < 2 * F || lane >= 32 - 2 * F || x >= a.x1)
+  at = output_origin<F> (a, lane, warp);
+  if (lane < 2 * F || lane >= 32 - 2 * F || at.x >= a.x1)
     return;
 #pragma unroll
   for (int i = 0; i < NLM_ROWS (F); i++)
     {
-      const int y = y0 + i;
+      const int y = at.y + i;
 
       if (y < a.y1)
 #pragma unroll
         for (int c = 0; c < C; c++)
-          a.out[c][(size_t) y * a.width + x] = acc[i][c] * a.inv_patches;
+          a.out[c][(size_t) y * a.width + at.x] = acc[i][c] * a.inv_patches;
     }
 }
 
@@ -447,7 +532,7 @@ typedef struct
   int    warps;        /* per block                                    */
   int    grid_x;       /* blocks across                                */
   int    block_rows;   /* blocks down                                  */
-  int    per_batch;    /* block rows per launch                        */
+  int    per_batch;    /* blocks per launch                            */
   int    batches;
   size_t smem;         /* the window's bytes                           */
 } nlm_plan;
@@ -456,10 +541,9 @@ typedef struct
  * `halo` beyond its blocks.  Warps per block: the most (up to 8) whose
  * window lets two blocks share a multiprocessor (else the most that fit
  * at all), fewer while that leaves fewer than two blocks per
- * multiprocessor, so small images still fill the GPU.  Launches cover
- * at least four blocks per multiprocessor (up to NLM_BATCHES of them for
- * progress).  Returns 0 when not even one warp's window fits (a search
- * window too large for this GPU).  */
+ * multiprocessor, so small images still fill the GPU.  Returns 0 when
+ * not even one warp's window fits (a search window too large for this
+ * GPU).  plan_batches then splits the blocks into launches.  */
 static int
 plan_pass (const bm3d_cuda_device *dev, int f, int halo, int r, int channels,
            int width, int rows, nlm_plan *pl)
@@ -467,7 +551,7 @@ plan_pass (const bm3d_cuda_device *dev, int f, int halo, int r, int channels,
   const size_t limit = (size_t) dev->smem_optin;
   const int cols = 32 - 2 * halo;
   const int sms = dev->sm_count > 0 ? dev->sm_count : 1;
-  int w = 0, min_rows;
+  int w = 0;
 
   for (int k = NLM_WARPS_MAX; k >= 1 && !w; k /= 2)
     if (window_bytes (k, f, halo, r, channels) <= limit / 2)
@@ -487,16 +571,34 @@ plan_pass (const bm3d_cuda_device *dev, int f, int halo, int r, int channels,
     }
   pl->warps = w;
   pl->smem = window_bytes (w, f, halo, r, channels);
-  pl->per_batch = (pl->block_rows + NLM_BATCHES - 1) / NLM_BATCHES;
-  min_rows = (4 * sms + pl->grid_x - 1) / pl->grid_x;
-  if (pl->per_batch < min_rows)
-    pl->per_batch = min_rows;
-  if (pl->per_batch > pl->block_rows)
-    pl->per_batch = pl->block_rows;
-  if (pl->per_batch < 1)
-    pl->per_batch = 1;
-  pl->batches = (pl->block_rows + pl->per_batch - 1) / pl->per_batch;
   return 1;
+}
+
+/* The launches of a planned pass of `kernel`: whole waves each (the
+ * blocks all multiprocessors hold at once), at least four blocks per
+ * multiprocessor, up to NLM_BATCHES launches for progress; the last
+ * takes what is left.  */
+static bm3d_status
+plan_batches (bm3d_job *job, nlm_kernel kernel, nlm_plan *pl)
+{
+  const bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
+  const int sms = dev->sm_count > 0 ? dev->sm_count : 1;
+  const int blocks = pl->grid_x * pl->block_rows;
+  int per_sm = 0, wave, waves, per_launch;
+
+  BM3D_CUDA_CHECK (job, cudaFuncSetAttribute ((const void *) kernel,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              (int) pl->smem));
+  BM3D_CUDA_CHECK (job, cudaOccupancyMaxActiveBlocksPerMultiprocessor
+                          (&per_sm, kernel, pl->warps * 32, pl->smem));
+  wave = (per_sm > 0 ? per_sm : 1) * sms;
+  waves = (blocks + wave - 1) / wave;
+  per_launch = (waves + NLM_BATCHES - 1) / NLM_BATCHES;
+  if (per_launch * wave < 4 * sms)
+    per_launch = (4 * sms + wave - 1) / wave;
+  pl->per_batch = per_launch * wave < blocks ? per_launch * wave : blocks;
+  pl->batches = blocks > 0 ? (blocks + pl->per_batch - 1) / pl->per_batch : 0;
+  return BM3D_OK;
 }
 
 /* A tile side for tests that must see several tiles: BM3D_NLM_TILE_SIDE
@@ -536,29 +638,27 @@ bm3d_nlm_cuda_tile_side (const bm3d_job *job)
   return side;
 }
 
-/* One pass over a rectangle in batches of block rows, with progress:
+/* One pass over a rectangle in batches of blocks, with progress:
  * `done` of `total` batches of the tile are finished before it.  */
 static bm3d_status
 run_pass (bm3d_job *job, nlm_kernel kernel, nlm_args a, const nlm_plan *pl,
           int *done, int total)
 {
   bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
+  const int blocks = pl->grid_x * pl->block_rows;
   int b = 0;
 
-  if (pl->grid_x < 1 || pl->block_rows < 1)
+  if (pl->batches < 1)
     return BM3D_OK;
   a.warps = pl->warps;
-  BM3D_CUDA_CHECK (job, cudaFuncSetAttribute ((const void *) kernel,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              (int) pl->smem));
-  for (int row = 0; row < pl->block_rows; row += pl->per_batch, b++)
+  a.grid_x = pl->grid_x;
+  for (int first = 0; first < blocks; first += pl->per_batch, b++)
     {
-      const int n = row + pl->per_batch < pl->block_rows
-                    ? pl->per_batch : pl->block_rows - row;
+      const int n = first + pl->per_batch < blocks
+                    ? pl->per_batch : blocks - first;
 
-      a.block_row0 = row;
-      kernel<<<dim3 (pl->grid_x, n), pl->warps * 32, pl->smem,
-               dev->stream>>> (a);
+      a.block0 = first;
+      kernel<<<n, pl->warps * 32, pl->smem, dev->stream>>> (a);
       BM3D_CUDA_CHECK_LAUNCH (job, "an NL-means kernel");
       /* Keep one batch queued behind the one waited for, so the device
        * never idles while the host reports progress.  */
@@ -673,6 +773,11 @@ tile_denoise (const nlm_buffers *tb, int width, int height, int colour,
                         2 * f + 1, 2 * f + 1, dev->smem_optin);
       return BM3D_ERR_BACKEND_FAILED;
     }
+  if ((status = plan_batches (job, weight_sums_kernels[colour == 3][f],
+                              &plan1)) != BM3D_OK
+      || (status = plan_batches (job, aggregate_kernels[colour == 3][f],
+                                 &plan2)) != BM3D_OK)
+    return status;
   BM3D_CUDA_CHECK (job, cudaMemcpyToSymbolAsync (c_taps, wt.taps,
                                                  sizeof wt.taps, 0,
                                                  cudaMemcpyHostToDevice,
