@@ -169,8 +169,8 @@ inner ()
     focus "$window"
     wait_log 'geometry sigma-scale'
     drag_slider
+    # At once: the chosen mode's render must still be running.
     wait_log 'request .* fast=0 ' 10
-    sleep 0.2
     xdotool key alt+c
     wait_gone
   fi
