@@ -66,6 +66,19 @@ wait_log ()
   return 1
 }
 
+# wait_more REGEX N [SECONDS]: until the current dialog has logged more
+# than N such lines (a new one, where an older line would match too).
+wait_more ()
+{
+  local i
+  for i in $(seq 1 $(( ${3:-120} * 10 ))); do
+    test "$(session_log | grep -c -E "$1")" -gt "$2" && return 0
+    sleep 0.1
+  done
+  note "timed out waiting for a new line: $1"
+  return 1
+}
+
 focus ()
 {
   # No window manager: give the dialog the keyboard directly.
@@ -132,7 +145,7 @@ screen_shot ()
 
 inner ()
 {
-  local log=$1 gimp_pid window
+  local log=$1 gimp_pid window requests
   shift
   gimp_runs=0
   run_gimp "$log" "$@" &
@@ -168,9 +181,11 @@ inner ()
   if test -n "$window"; then
     focus "$window"
     wait_log 'geometry sigma-scale'
+    # The dialog's first preview was a chosen-mode request too: wait for
+    # the one after the drag, then Cancel at once, while it renders.
+    requests=$(session_log | grep -c -E 'request .* fast=0 ')
     drag_slider
-    # At once: the chosen mode's render must still be running.
-    wait_log 'request .* fast=0 ' 10
+    wait_more 'request .* fast=0 ' "$requests" 10
     xdotool key alt+c
     wait_gone
   fi
