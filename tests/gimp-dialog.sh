@@ -54,18 +54,6 @@ session_log ()
   tail -n +"${n:-1}" "$dialog_log"
 }
 
-# wait_log REGEX [SECONDS]: until the current dialog logs such a line.
-wait_log ()
-{
-  local i
-  for i in $(seq 1 $(( ${2:-120} * 10 ))); do
-    session_log | grep -q -E "$1" && return 0
-    sleep 0.1
-  done
-  note "timed out waiting for: $1"
-  return 1
-}
-
 # wait_more REGEX N [SECONDS]: until the current dialog has logged more
 # than N such lines (a new one, where an older line would match too).
 wait_more ()
@@ -75,8 +63,14 @@ wait_more ()
     test "$(session_log | grep -c -E "$1")" -gt "$2" && return 0
     sleep 0.1
   done
-  note "timed out waiting for a new line: $1"
+  note "timed out waiting for more than $2 lines of: $1"
   return 1
+}
+
+# wait_log REGEX [SECONDS]: until the current dialog logs such a line.
+wait_log ()
+{
+  wait_more "$1" 0 "${2:-120}"
 }
 
 focus ()
