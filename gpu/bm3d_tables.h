@@ -66,12 +66,23 @@ void bm3d_nlm_profile_for_sigma (float sigma, int channels,
 #define BM3D_NLM_PATCH_RADIUS_MAX   7
 #define BM3D_NLM_SEARCH_RADIUS_MAX  35
 
+/* log2 (exp (-30)): weights below exp (-30) are 0 (see below).  */
+#define BM3D_NLM_WEIGHT_CUTOFF  (-43.2808512f)
+
 /* What both backends turn a patch distance into a weight with.  With
  * s = sum over the patch of taps[i] * taps[j] * (squared differences
  * summed over the channels), d^2 = s / (channels * (sum of taps)^2) and
  * the weight
  *
  *   exp (-max (d^2 - 2 sigma^2, 0) / h^2) = 2^min (slope * s + offset, 0)
+ *
+ * and 0 where that exponent is below BM3D_NLM_WEIGHT_CUTOFF, as the
+ * article's program tabulates exp (-x) only up to x = 30.  The cutoff
+ * matters where a patch resembles nothing in its window (an edge or a
+ * detail at low noise, 3 x 3 patches): every weight is then far below
+ * 1, and only a true zero lets the patch keep its own values; a floor
+ * instead (any small constant) would weigh the whole window alike and
+ * blur the detail away.
  *
  * The taps are 1 for the plain patch mean and a sampled Gaussian
  * (standard deviation (f + 1) / 2) for the Gaussian-weighted distance.

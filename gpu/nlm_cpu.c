@@ -123,21 +123,19 @@ typedef int32_t vec_i __attribute__ ((vector_size (4 * LANES)));
                       while (0)
 
 /* In place: the weight 2^min (slope * s + offset, 0) of the patch
- * distance sums s.  2^trunc (t) comes from the exponent bits, 2^frac (t)
- * from a degree-5 polynomial fitted on [-1, 0] (relative error 2.4e-7 in
- * float).  Below 2^-126 a weight no longer matters and stays 2^-126, so
- * no denormal is ever made.  */
+ * distance sums s, 0 below the cutoff (bm3d_tables.h).  2^trunc (t)
+ * comes from the exponent bits, 2^frac (t) from a degree-5 polynomial
+ * fitted on [-1, 0] (relative error 2.4e-7 in float).  */
 static INLINE void
 weight_of (vec_f *v, float slope, float offset)
 {
-  const vec_f lowest = (vec_f) { 0.0f } - 126.0f;
   vec_f e = *v * slope + offset, f, p, scale;
   vec_i keep, k;
 
   keep = e < 0.0f;
   e = (vec_f) ((vec_i) e & keep);                   /* min (e, 0)       */
-  keep = e > -126.0f;
-  e = (vec_f) (((vec_i) e & keep) | ((vec_i) lowest & ~keep));
+  keep = e >= BM3D_NLM_WEIGHT_CUTOFF;
+  e = (vec_f) ((vec_i) e & keep);                   /* 0 past the cutoff */
   k = __builtin_convertvector (e, vec_i);           /* toward zero      */
   f = e - __builtin_convertvector (k, vec_f);       /* in (-1, 0]       */
   p = f * 0.000943510851f + 0.00920217671f;
@@ -146,7 +144,7 @@ weight_of (vec_f *v, float slope, float offset)
   p = p * f + 0.693143547f;
   p = p * f + 1.0f;
   scale = (vec_f) ((k + 127) << 23);
-  *v = p * scale;
+  *v = (vec_f) ((vec_i) (p * scale) & keep);
 }
 
 /* Everything the passes share about a tile.  */

@@ -214,9 +214,10 @@ push (float (&ring)[N], float v)
   ring[N - 1] = v;
 }
 
-/* 2^e for -126 <= e <= 0, whose results are normal numbers: the same
- * value as exp2f (the same hardware approximation), without the
- * instructions exp2f spends on subnormal results, one in every weight.  */
+/* 2^e for BM3D_NLM_WEIGHT_CUTOFF <= e <= 0, whose results are normal
+ * numbers: the same value as exp2f (the same hardware approximation),
+ * without the instructions exp2f spends on subnormal results, one in
+ * every weight.  */
 __device__ __forceinline__ float
 exp2_normal (float e)
 {
@@ -239,8 +240,7 @@ weight_of (const float (&ring)[2 * F + 1], float slope, float offset)
     s = fmaf (ring[k], c_taps[k], s);
   e = fmaf (s, slope, offset);
   e = fminf (e, 0.0f);
-  e = fmaxf (e, -126.0f);
-  return exp2_normal (e);
+  return e >= BM3D_NLM_WEIGHT_CUTOFF ? exp2_normal (e) : 0.0f;
 }
 
 /* The first result column and row of this block, block a.block0 +

@@ -276,7 +276,8 @@ reflect_index (int i, int n)
  * patch centre p (inside the image or f beyond it), every other centre
  * q within r, d^2 the (Gaussian-)weighted mean squared difference over
  * the patch and the channels, weight exp (-max (d^2 - 2 sigma^2, 0) /
- * h^2), the patch itself weighted with the largest other weight; each
+ * h^2) (0 beyond exp (-30)), the patch itself weighted with the
+ * largest other weight (1 when all are 0); each
  * pixel the mean of the estimates of the patches containing it.  */
 static void
 nlm_reference (const float *in, int w, int h, int ch, int f, int r,
@@ -319,7 +320,8 @@ nlm_reference (const float *in, int w, int h, int ch, int f, int r,
                       d2 += taps[j + f] * taps[i + f] * d * d;
                     }
               d2 /= tap_sum * tap_sum * ch;
-              wq = exp (-fmax (d2 - 2.0 * sigma * sigma, 0.0) / (hh * hh));
+              wq = fmax (d2 - 2.0 * sigma * sigma, 0.0) / (hh * hh);
+              wq = wq > 30.0 ? 0.0 : exp (-wq);
               wsum += wq;
               wmax = fmax (wmax, wq);
               for (int j = 0; j < side; j++)
@@ -328,6 +330,8 @@ nlm_reference (const float *in, int w, int h, int ch, int f, int r,
                     est[(j * side + i) * ch + c]
                       += wq * PX (qy + j - f, qx + i - f, c);
             }
+        if (wmax == 0.0)
+          wmax = 1.0;     /* like nothing in its window: its own values */
         for (int j = 0; j < side; j++)
           for (int i = 0; i < side; i++)
             {
