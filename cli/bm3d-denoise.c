@@ -1021,6 +1021,9 @@ run_denoise (const Options *opt)
        * the least level the engine takes.  */
       params.sigma = sigma > 0.1f ? sigma : 0.1f;
     }
+  /* Integer formats hold only 0..255 (or 0..65535): their noise was
+   * clipped when the file was written.  */
+  params.clipped = in.depth != 32;
   status = bm3d_denoise (&in_view, &out_view, &params, &report);
   if (status != BM3D_OK)
     {

@@ -116,6 +116,12 @@ typedef struct
   bm3d_progress_func  progress;  /* may be NULL                           */
   void               *progress_data;
   int                 device;    /* CUDA device ordinal, 0 = the first    */
+  /* Non-zero when the noisy values were clipped to 0..255 after the
+   * noise was added, as in any image stored in an integer format (8 or
+   * 16 bits).  Mode nlm then removes the bias clipping leaves near
+   * black and white (its mean is lifted towards grey by up to 0.4
+   * sigma).  Leave 0 for float data, whose noise is not clipped.  */
+  int                 clipped;
   bm3d_bm3d_options     bm3d;    /* modes bm3d and bm3d-fast              */
   bm3d_nlm_options      nlm;
   bm3d_isoline_options  isoline;

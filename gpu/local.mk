@@ -13,4 +13,5 @@ gpu_libbm3d_a_SOURCES = \
 	gpu/nlm_cpu.c \
 	gpu/isoline_core.h \
 	gpu/isoline_cpu.c \
-	gpu/noise_estimate.c
+	gpu/noise_estimate.c \
+	gpu/clipped_noise.c

@@ -437,7 +437,7 @@ denoise_drawable (gint32             drawable_id,
     return TRUE;
 
   bm3d_layout_for (drawable_id, &layout);
-  bm3d_values_to_params (vals, &params);
+  bm3d_values_to_params (vals, &layout, &params);
   source = gimp_drawable_get_buffer (drawable_id);
 
   if (vals->sigma == 0.0)

@@ -40,6 +40,20 @@ bm3d_layout_for (gint32      drawable_id,
                   && ! gimp_item_is_channel (drawable_id));
 
   layout->has_alpha = gimp_drawable_has_alpha (drawable_id);
+  switch (gimp_image_get_precision (gimp_item_get_image (drawable_id)))
+    {
+    case GIMP_PRECISION_HALF_LINEAR:
+    case GIMP_PRECISION_HALF_GAMMA:
+    case GIMP_PRECISION_FLOAT_LINEAR:
+    case GIMP_PRECISION_FLOAT_GAMMA:
+    case GIMP_PRECISION_DOUBLE_LINEAR:
+    case GIMP_PRECISION_DOUBLE_GAMMA:
+      layout->clipped = FALSE;
+      break;
+    default:
+      layout->clipped = TRUE;
+      break;
+    }
   if (rgb)
     {
       layout->format = babl_format (layout->has_alpha ? "R'G'B'A float"
@@ -62,10 +76,12 @@ bm3d_layout_for (gint32      drawable_id,
 
 void
 bm3d_values_to_params (const Bm3dValues *vals,
+                       const Bm3dLayout *layout,
                        bm3d_params      *params)
 {
   bm3d_params_init (params);
   params->sigma = (float) vals->sigma;
+  params->clipped = layout->clipped;
   params->mode = (bm3d_mode) vals->mode;
   params->backend = (bm3d_backend) vals->backend;
   params->bm3d.search = vals->search;

@@ -39,6 +39,7 @@ typedef struct
   const Babl *to_u8;       /* the fish between the two           */
   gint        channels;
   gboolean    has_alpha;
+  gboolean    clipped;     /* integer precision: the noise was clipped */
 } Bm3dLayout;
 
 /* A rectangle of a drawable's pixels, interleaved without row padding.
@@ -65,8 +66,10 @@ void         bm3d_layout_for          (gint32               drawable_id,
                                        Bm3dLayout          *layout);
 
 /* The engine's parameters for `vals` (sigma, mode, backend, the BM3D
- * expert options).  */
+ * expert options) on pixels of `layout` (whether their noise was
+ * clipped).  */
 void         bm3d_values_to_params    (const Bm3dValues    *vals,
+                                       const Bm3dLayout    *layout,
                                        bm3d_params         *params);
 
 /* The rectangle to read around `core` for `params` and an image of

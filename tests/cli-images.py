@@ -552,6 +552,11 @@ def main(argv):
         samples = scaled(read_any(argv[2]))
         print("%.4f %.4f" % (min(samples), max(samples)))
         return 0
+    if command == "to-pfm":
+        width, height, channels, maxval, samples = read_any(argv[2])
+        write_pfm(argv[3], width, height, channels,
+                  [v / maxval for v in samples])
+        return 0
     if command == "expect-noise":
         return expect_noise(argv[2], argv[3], float(argv[4]), int(argv[5]))
     if command == "info":

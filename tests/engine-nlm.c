@@ -2,7 +2,7 @@
  * the parameter table, agreement with the algorithm computed directly
  * from its description, edge sizes, alpha and row padding, PSNR on the
  * test photographs, option errors, progress and cancelling, thread
- * counts and tiling.
+ * counts and tiling, the correction of clipped noise.
  *
  * Copyright (C) 2026 The BM3D Denoise for GIMP authors
  *
@@ -255,6 +255,85 @@ check_alpha_and_stride (void)
       free (plain_in.buffer);
       free (plain_out.buffer);
     }
+}
+
+/* ---- clipped noise ----------------------------------------------------- */
+
+/* Mean of the colour values of rows y0 .. y1 - 1.  */
+static double
+rows_mean (const test_image *t, int y0, int y1)
+{
+  int colour = t->img.channels - t->img.has_alpha;
+  double sum = 0.0;
+
+  for (int y = y0; y < y1; y++)
+    for (int x = 0; x < t->img.width; x++)
+      for (int c = 0; c < colour; c++)
+        sum += t->buffer[y * t->img.stride + (size_t) x * t->img.channels + c];
+  return sum / ((double) (y1 - y0) * t->img.width * colour);
+}
+
+/* Noise clipped to 0..255 and rounded, as an 8-bit file holds it: a dark
+ * band (6), a bright one (250) and a grey one (128) at sigma 40.  Every
+ * mean of such values is lifted towards grey (by 13 levels at 6); with
+ * `clipped` set the result's bands are back at their levels, the grey
+ * band (3.2 sigma from both ends, where the two biases nearly cancel)
+ * moves by hundredths, and alpha is untouched.  */
+static void
+check_clipped (void)
+{
+  const int w = 96, h = 96, band = h / 3;
+  const float level[3] = { 6.0f, 250.0f, 128.0f };
+  const float sigma = 40.0f;
+  test_image in, plain, fixed;
+  bm3d_params params;
+  uint64_t rng = 4242;
+  int ok = 1, alpha_exact = 1;
+  double plain_mean[3], fixed_mean[3], grey_moved = 0.0;
+
+  image_new (&in, w, h, 2, 1, (size_t) w * 2);
+  image_new (&plain, w, h, 2, 1, (size_t) w * 2);
+  image_new (&fixed, w, h, 2, 1, (size_t) w * 2);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      {
+        double v = level[y / band] + sigma * rng_gauss (&rng);
+
+        v = v < 0.0 ? 0.0 : v > 255.0 ? 255.0 : floor (v + 0.5);
+        in.buffer[(size_t) y * w * 2 + x * 2] = (float) v;
+        in.buffer[(size_t) y * w * 2 + x * 2 + 1] = (float) (x * 0.37 + y);
+      }
+  params_nlm (&params, sigma);
+  ok &= bm3d_denoise (&in.img, &plain.img, &params, NULL) == BM3D_OK;
+  params.clipped = 1;
+  ok &= bm3d_denoise (&in.img, &fixed.img, &params, NULL) == BM3D_OK;
+  for (int k = 0; k < 3; k++)
+    {
+      /* The band's inside: NL-means' window reaches 17 + 4 pixels.  */
+      plain_mean[k] = rows_mean (&plain, k * band + 8, (k + 1) * band - 8);
+      fixed_mean[k] = rows_mean (&fixed, k * band + 8, (k + 1) * band - 8);
+    }
+  for (size_t i = 0; i < image_values (&in); i += 2)
+    {
+      if (memcmp (&in.buffer[i + 1], &fixed.buffer[i + 1], sizeof (float)))
+        alpha_exact = 0;
+      if (i / (2 * w) >= (size_t) 2 * band + 21)
+        grey_moved = fmax (grey_moved, fabs (plain.buffer[i] - fixed.buffer[i]));
+    }
+  tap_ok (ok && fabs (plain_mean[0] - 6.0) > 8.0
+          && fabs (plain_mean[1] - 250.0) > 8.0,
+          "clipped noise, not corrected: dark band at %.1f, bright at %.1f "
+          "(6 and 250 under the noise)", plain_mean[0], plain_mean[1]);
+  tap_ok (ok && fabs (fixed_mean[0] - 6.0) < 2.5
+          && fabs (fixed_mean[1] - 250.0) < 2.5,
+          "clipped noise, corrected: dark band at %.1f, bright at %.1f",
+          fixed_mean[0], fixed_mean[1]);
+  tap_ok (ok && grey_moved < 0.1 && alpha_exact,
+          "clipped noise, corrected: grey band (%.1f) moved by at most %.3f, "
+          "alpha exact", fixed_mean[2], grey_moved);
+  free (in.buffer);
+  free (plain.buffer);
+  free (fixed.buffer);
 }
 
 /* ---- against the article, computed the slow way ---------------------------- */
@@ -657,6 +736,7 @@ main (void)
   check_options ();
   check_progress_and_cancel ();
   check_threads_and_tiles ();
+  check_clipped ();
   if (image_format_supported (IMAGE_FORMAT_PNG))
     {
       snprintf (dir, sizeof dir, "%s/tests/data", top ? top : ".");

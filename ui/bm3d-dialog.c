@@ -628,7 +628,7 @@ request_preview (Dialog   *d,
   job = job_new (d, JOB_PREVIEW);
   job->core = core;
   job->fast = (mode != d->values->mode);
-  bm3d_values_to_params (d->values, &job->params);
+  bm3d_values_to_params (d->values, &d->layout, &job->params);
   job->params.mode = (bm3d_mode) mode;
 
   if (! (drag && d->last_was_drag))
@@ -913,7 +913,7 @@ estimate_clicked (GtkButton *button,
     return;
 
   job = job_new (d, JOB_ESTIMATE);
-  bm3d_values_to_params (d->values, &job->params);
+  bm3d_values_to_params (d->values, &d->layout, &job->params);
   bm3d_estimate_rect (&d->selection, &sample);
   source = gimp_drawable_get_buffer (d->drawable_id);
   job->input = bm3d_pixels_read (source, &d->layout, &sample, &error);
