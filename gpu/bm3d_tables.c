@@ -99,7 +99,8 @@ bm3d_nlm_weights_init (const bm3d_nlm_profile *profile, float sigma,
       tap_sum += (float) t;
     }
   weights->slope = (float) (-log2e / (h2 * channels * tap_sum * tap_sum));
-  weights->offset = (float) (2.0 * sigma * sigma * log2e / h2);
+  weights->offset = (float) (2.0 * sigma * sigma * log2e / h2
+                             + BM3D_NLM_WEIGHT_TOP);
   weights->inv_patches = (float) (1.0 / ((2.0 * f + 1.0) * (2.0 * f + 1.0)));
 }
 

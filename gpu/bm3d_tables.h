@@ -66,8 +66,11 @@ void bm3d_nlm_profile_for_sigma (float sigma, int channels,
 #define BM3D_NLM_PATCH_RADIUS_MAX   7
 #define BM3D_NLM_SEARCH_RADIUS_MAX  35
 
-/* log2 (exp (-30)): weights below exp (-30) are 0 (see below).  */
-#define BM3D_NLM_WEIGHT_CUTOFF  (-43.2808512f)
+/* Weights are carried scaled by 2^-83: identical patches weigh 2^-83,
+ * and 2^-126, the smallest normal float, is the least weight kept
+ * (exp (-29.8) before the scaling; see below).  */
+#define BM3D_NLM_WEIGHT_TOP   (-83.0f)
+#define BM3D_NLM_WEIGHT_LOW   (-126.0f)
 
 /* What both backends turn a patch distance into a weight with.  With
  * s = sum over the patch of taps[i] * taps[j] * (squared differences
@@ -76,8 +79,12 @@ void bm3d_nlm_profile_for_sigma (float sigma, int channels,
  *
  *   exp (-max (d^2 - 2 sigma^2, 0) / h^2) = 2^min (slope * s + offset, 0)
  *
- * and 0 where that exponent is below BM3D_NLM_WEIGHT_CUTOFF, as the
- * article's program tabulates exp (-x) only up to x = 30.  The cutoff
+ * and 0 where that is below 2^-43 (exp (-29.8)), as the article's
+ * program tabulates exp (-x) only up to x = 30.  Both backends compute
+ * 2^-83 times that, 2^min (slope * s + offset - 83, -83): the scale
+ * cancels in the normalised weights, and it puts the cutoff at the
+ * smallest normal float, where the GPU's exponential flushes its
+ * result to zero at no cost (offset includes the -83).  The cutoff
  * matters where a patch resembles nothing in its window (an edge or a
  * detail at low noise, 3 x 3 patches): every weight is then far below
  * 1, and only a true zero lets the patch keep its own values; a floor

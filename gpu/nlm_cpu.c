@@ -122,19 +122,20 @@ typedef int32_t vec_i __attribute__ ((vector_size (4 * LANES)));
 #define VSTORE(p, v)  do { vec_f v_ = (v); memcpy ((p), &v_, sizeof v_); } \
                       while (0)
 
-/* In place: the weight 2^min (slope * s + offset, 0) of the patch
- * distance sums s, 0 below the cutoff (bm3d_tables.h).  2^trunc (t)
+/* In place: the (scaled) weight 2^min (slope * s + offset, -83) of the
+ * patch distance sums s, 0 below 2^-126 (bm3d_tables.h).  2^trunc (t)
  * comes from the exponent bits, 2^frac (t) from a degree-5 polynomial
  * fitted on [-1, 0] (relative error 2.4e-7 in float).  */
 static INLINE void
 weight_of (vec_f *v, float slope, float offset)
 {
+  const vec_f top = (vec_f) { 0.0f } + BM3D_NLM_WEIGHT_TOP;
   vec_f e = *v * slope + offset, f, p, scale;
   vec_i keep, k;
 
-  keep = e < 0.0f;
-  e = (vec_f) ((vec_i) e & keep);                   /* min (e, 0)       */
-  keep = e >= BM3D_NLM_WEIGHT_CUTOFF;
+  keep = e < top;
+  e = (vec_f) (((vec_i) e & keep) | ((vec_i) top & ~keep));
+  keep = e >= BM3D_NLM_WEIGHT_LOW;
   e = (vec_f) ((vec_i) e & keep);                   /* 0 past the cutoff */
   k = __builtin_convertvector (e, vec_i);           /* toward zero      */
   f = e - __builtin_convertvector (k, vec_f);       /* in (-1, 0]       */

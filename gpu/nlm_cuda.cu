@@ -214,12 +214,11 @@ push (float (&ring)[N], float v)
   ring[N - 1] = v;
 }
 
-/* 2^e for BM3D_NLM_WEIGHT_CUTOFF <= e <= 0, whose results are normal
- * numbers: the same value as exp2f (the same hardware approximation),
- * without the instructions exp2f spends on subnormal results, one in
- * every weight.  */
+/* 2^e, the same value as exp2f (the same hardware approximation), and
+ * 0 where that would be below 2^-126, the smallest normal float: the
+ * weights' cutoff (bm3d_tables.h), with no instruction spent on it.  */
 __device__ __forceinline__ float
-exp2_normal (float e)
+exp2_ftz (float e)
 {
   float v;
 
@@ -239,8 +238,7 @@ weight_of (const float (&ring)[2 * F + 1], float slope, float offset)
   for (int k = 1; k <= 2 * F; k++)
     s = fmaf (ring[k], c_taps[k], s);
   e = fmaf (s, slope, offset);
-  e = fminf (e, 0.0f);
-  return e >= BM3D_NLM_WEIGHT_CUTOFF ? exp2_normal (e) : 0.0f;
+  return exp2_ftz (fminf (e, BM3D_NLM_WEIGHT_TOP));
 }
 
 /* The first result column and row of this block, block a.block0 +

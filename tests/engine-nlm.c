@@ -355,7 +355,7 @@ reflect_index (int i, int n)
  * patch centre p (inside the image or f beyond it), every other centre
  * q within r, d^2 the (Gaussian-)weighted mean squared difference over
  * the patch and the channels, weight exp (-max (d^2 - 2 sigma^2, 0) /
- * h^2) (0 beyond exp (-30)), the patch itself weighted with the
+ * h^2) (0 below 2^-43), the patch itself weighted with the
  * largest other weight (1 when all are 0); each
  * pixel the mean of the estimates of the patches containing it.  */
 static void
@@ -400,7 +400,7 @@ nlm_reference (const float *in, int w, int h, int ch, int f, int r,
                     }
               d2 /= tap_sum * tap_sum * ch;
               wq = fmax (d2 - 2.0 * sigma * sigma, 0.0) / (hh * hh);
-              wq = wq > 30.0 ? 0.0 : exp (-wq);
+              wq = wq > 43.0 * 0.69314718055994531 ? 0.0 : exp (-wq);
               wsum += wq;
               wmax = fmax (wmax, wq);
               for (int j = 0; j < side; j++)
