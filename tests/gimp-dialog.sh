@@ -30,10 +30,23 @@ note ()
   echo "$*" >> "$work/driver.out"
 }
 
-# The dialog's window, once mapped; then until it is gone.
+# The dialog's window, once it exists; then until it is gone.  Polled,
+# not `xdotool search --sync`: xdotool exits on an X error, which a
+# search meets when a window of the previous dialog is destroyed while
+# it walks the tree, and the --sync search then returned nothing at
+# once (seen in about 1 run in 20: the driver's steps for the next
+# dialog went to this one).
 wait_window ()
 {
-  timeout 180 xdotool search --sync --name "$title" 2> /dev/null | head -n 1
+  local i id
+  for i in $(seq 1 1800); do
+    id=$(xdotool search --name "$title" 2> /dev/null | head -n 1)
+    if test -n "$id"; then
+      echo "$id"
+      return 0
+    fi
+    sleep 0.1
+  done
 }
 
 wait_gone ()
