@@ -64,13 +64,17 @@
  * filter keeps its gains in registers (see wiener_group).  */
 #define HARD_WARPS            8
 #define WIENER_WARPS          4
+#ifndef WIENER_BLOCKS_PER_SM
 #define WIENER_BLOCKS_PER_SM  4
+#endif
 
 /* Block matching: references (warps) per block, and blocks an SM
  * should hold (which bounds the registers per thread, as above): the
  * step waits on shared-memory loads and shuffles, so more warps help.  */
 #define MATCH_WARPS          8
+#ifndef MATCH_BLOCKS_PER_SM
 #define MATCH_BLOCKS_PER_SM  3
+#endif
 
 /* Columns of the reference patch a lane holds: half of them, the lane
  * next to it has the other half.  */
