@@ -373,8 +373,8 @@ denoise_job (Batch *b, const bm3d_params *params, Job *job, char *error,
       p.sigma = sigma > 0.1f ? sigma : 0.1f;
     }
   job->sigma = p.sigma;
-  /* As for a single file: integer formats clipped their noise.  */
-  p.clipped = job->in.depth != 32;
+  /* As for a single file: values all within 0..255 were clipped.  */
+  p.clipped = bm3d_image_within_range (&in_view);
   status = bm3d_denoise (&in_view, &out_view, &p, &job->report);
   if (status != BM3D_OK)
     snprintf (error, error_len, "%s: %s", job->input,

@@ -1022,8 +1022,9 @@ run_denoise (const Options *opt)
       params.sigma = sigma > 0.1f ? sigma : 0.1f;
     }
   /* Integer formats hold only 0..255 (or 0..65535): their noise was
-   * clipped when the file was written.  */
-  params.clipped = in.depth != 32;
+   * clipped when the file was written; a float file whose values all
+   * lie in that range was most likely converted from one.  */
+  params.clipped = bm3d_image_within_range (&in_view);
   status = bm3d_denoise (&in_view, &out_view, &params, &report);
   if (status != BM3D_OK)
     {

@@ -118,9 +118,9 @@ typedef struct
   int                 device;    /* CUDA device ordinal, 0 = the first    */
   /* Non-zero when the noisy values were clipped to 0..255 after the
    * noise was added, as in any image stored in an integer format (8 or
-   * 16 bits).  Mode nlm then removes the bias clipping leaves near
-   * black and white (its mean is lifted towards grey by up to 0.4
-   * sigma).  Leave 0 for float data, whose noise is not clipped.  */
+   * 16 bits) or converted from one.  Mode nlm then removes the bias
+   * clipping leaves near black and white (its mean is lifted towards
+   * grey by up to 0.4 sigma).  bm3d_image_within_range () tells.  */
   int                 clipped;
   bm3d_bm3d_options     bm3d;    /* modes bm3d and bm3d-fast              */
   bm3d_nlm_options      nlm;
@@ -154,6 +154,14 @@ bm3d_status  bm3d_denoise       (const bm3d_image  *in,
                                  bm3d_image        *out,
                                  const bm3d_params *params,
                                  bm3d_report       *report);
+
+/* 1 when every colour value of `img` (alpha aside) lies within 0..255,
+ * the rule bm3d-denoise and the plug-in set params->clipped by: integer
+ * data always does, and noise that was never clipped leaves the range
+ * somewhere, unless it never came near its ends, where the correction
+ * changes nothing.  Judge the whole image, not a part: a part may stay
+ * inside the range where the rest does not.  */
+int          bm3d_image_within_range (const bm3d_image *img);
 
 /* Estimate the standard deviation (0..255 scale) of additive white
  * Gaussian noise in `in` (on the luminance the engine matches on, for

@@ -137,3 +137,24 @@ bm3d_unclip (bm3d_image *img, float sigma, int threads)
     }
   (void) threads;
 }
+
+int
+bm3d_image_within_range (const bm3d_image *img)
+{
+  const int colour = img->channels - (img->has_alpha ? 1 : 0);
+
+  for (int y = 0; y < img->height; y++)
+    {
+      const float *row = img->data + (size_t) y * img->stride;
+
+      for (int x = 0; x < img->width; x++)
+        for (int c = 0; c < colour; c++)
+          {
+            float v = row[(size_t) x * img->channels + c];
+
+            if (!(v >= 0.0f && v <= 255.0f))
+              return 0;
+          }
+    }
+  return 1;
+}

@@ -31,6 +31,59 @@
 #define BM3D_RENDER_ERROR (g_quark_from_static_string ("bm3d-render-error"))
 
 
+static gboolean
+is_integer_precision (GimpPrecision precision)
+{
+  switch (precision)
+    {
+    case GIMP_PRECISION_HALF_LINEAR:
+    case GIMP_PRECISION_HALF_GAMMA:
+    case GIMP_PRECISION_FLOAT_LINEAR:
+    case GIMP_PRECISION_FLOAT_GAMMA:
+    case GIMP_PRECISION_DOUBLE_LINEAR:
+    case GIMP_PRECISION_DOUBLE_GAMMA:
+      return FALSE;
+    default:
+      return TRUE;
+    }
+}
+
+/* Whether the drawable's noise was clipped, by the engine's rule
+ * (bm3d_image_within_range): integer precisions hold nothing else; a
+ * float drawable when every colour value lies within 0..1, as after a
+ * conversion from an integer precision.  Judged once on the whole
+ * drawable, so that the preview, the strips and the final run agree.  */
+static gboolean
+drawable_within_range (gint32            drawable_id,
+                       const Bm3dLayout *layout)
+{
+  const gint  colour = layout->channels - (layout->has_alpha ? 1 : 0);
+  GeglBuffer *buffer;
+  GeglBufferIterator *it;
+  gboolean    inside = TRUE;
+
+  if (is_integer_precision (gimp_image_get_precision (
+                              gimp_item_get_image (drawable_id))))
+    return TRUE;
+  buffer = gimp_drawable_get_buffer (drawable_id);
+  it = gegl_buffer_iterator_new (buffer, NULL, 0, layout->format,
+                                 GEGL_ACCESS_READ, GEGL_ABYSS_NONE, 1);
+  while (inside && gegl_buffer_iterator_next (it))
+    {
+      const gfloat *px = it->items[0].data;
+      gint          i, c;
+
+      for (i = 0; i < it->length && inside; i++, px += layout->channels)
+        for (c = 0; c < colour; c++)
+          if (! (px[c] >= 0.0f && px[c] <= 1.0f))
+            inside = FALSE;
+    }
+  if (! inside)
+    gegl_buffer_iterator_stop (it);
+  g_object_unref (buffer);
+  return inside;
+}
+
 void
 bm3d_layout_for (gint32      drawable_id,
                  Bm3dLayout *layout)
@@ -40,20 +93,6 @@ bm3d_layout_for (gint32      drawable_id,
                   && ! gimp_item_is_channel (drawable_id));
 
   layout->has_alpha = gimp_drawable_has_alpha (drawable_id);
-  switch (gimp_image_get_precision (gimp_item_get_image (drawable_id)))
-    {
-    case GIMP_PRECISION_HALF_LINEAR:
-    case GIMP_PRECISION_HALF_GAMMA:
-    case GIMP_PRECISION_FLOAT_LINEAR:
-    case GIMP_PRECISION_FLOAT_GAMMA:
-    case GIMP_PRECISION_DOUBLE_LINEAR:
-    case GIMP_PRECISION_DOUBLE_GAMMA:
-      layout->clipped = FALSE;
-      break;
-    default:
-      layout->clipped = TRUE;
-      break;
-    }
   if (rgb)
     {
       layout->format = babl_format (layout->has_alpha ? "R'G'B'A float"
@@ -72,6 +111,7 @@ bm3d_layout_for (gint32      drawable_id,
     }
   /* Made here, on the main thread; used by the preview's worker.  */
   layout->to_u8 = babl_fish (layout->format, layout->format_u8);
+  layout->clipped = drawable_within_range (drawable_id, layout);
 }
 
 void

@@ -39,7 +39,7 @@ typedef struct
   const Babl *to_u8;       /* the fish between the two           */
   gint        channels;
   gboolean    has_alpha;
-  gboolean    clipped;     /* integer precision: the noise was clipped */
+  gboolean    clipped;     /* see bm3d_image_within_range () */
 } Bm3dLayout;
 
 /* A rectangle of a drawable's pixels, interleaved without row padding.

@@ -553,9 +553,13 @@ def main(argv):
         print("%.4f %.4f" % (min(samples), max(samples)))
         return 0
     if command == "to-pfm":
+        # to-pfm IN OUT [FIRST]: the same values as floats, the first
+        # sample set to FIRST (0..1 scale) when given.
         width, height, channels, maxval, samples = read_any(argv[2])
-        write_pfm(argv[3], width, height, channels,
-                  [v / maxval for v in samples])
+        values = [v / maxval for v in samples]
+        if len(argv) > 4:
+            values[0] = float(argv[4])
+        write_pfm(argv[3], width, height, channels, values)
         return 0
     if command == "expect-noise":
         return expect_noise(argv[2], argv[3], float(argv[4]), int(argv[5]))

@@ -288,7 +288,7 @@ check_clipped (void)
   test_image in, plain, fixed;
   bm3d_params params;
   uint64_t rng = 4242;
-  int ok = 1, alpha_exact = 1;
+  int ok = 1, alpha_exact = 1, ok_range;
   double plain_mean[3], fixed_mean[3], grey_moved = 0.0;
 
   image_new (&in, w, h, 2, 1, (size_t) w * 2);
@@ -328,6 +328,14 @@ check_clipped (void)
           && fabs (fixed_mean[1] - 250.0) < 2.5,
           "clipped noise, corrected: dark band at %.1f, bright at %.1f",
           fixed_mean[0], fixed_mean[1]);
+  /* The rule the callers set `clipped` by: colour values only.  */
+  in.buffer[1] = -3.0f;
+  in.buffer[3] = 300.0f;
+  ok_range = bm3d_image_within_range (&in.img);
+  in.buffer[(size_t) w * 2 * 40 + 2 * 17] = 255.5f;
+  ok_range = ok_range && !bm3d_image_within_range (&in.img);
+  tap_ok (ok_range, "within range: alpha outside 0..255 does not count, "
+          "one colour value at 255.5 does");
   tap_ok (ok && grey_moved < 0.1 && alpha_exact,
           "clipped noise, corrected: grey band (%.1f) moved by at most %.3f, "
           "alpha exact", fixed_mean[2], grey_moved);
