@@ -682,8 +682,9 @@ bm3d_denoise (const bm3d_image *in, bm3d_image *out,
   status = job.algorithm->setup (&job);
   if (status == BM3D_OK)
     status = run_with_fallback (in, out, &job, params->backend);
-  /* NL-means averages noisy values themselves, so its result carries
-   * their clipping bias whole; on the same values as both backends.  */
+  /* NL-means averages the noisy values themselves, so its result keeps
+   * their clipping bias whole.  Corrected here, after either backend,
+   * so that both give the same result.  */
   if (status == BM3D_OK && params->clipped && params->mode == BM3D_MODE_NLM)
     bm3d_unclip (out, params->sigma, job.threads);
   report->seconds_total = bm3d_seconds () - start;

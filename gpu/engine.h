@@ -84,14 +84,15 @@ int         bm3d_isoline_cuda_tile_side (const bm3d_job *job);
 bm3d_status bm3d_isoline_cuda_image     (const bm3d_image *in,
                                          bm3d_image *out, bm3d_job *job);
 
+/* ---- clipped noise: clipped_noise.c ---------------------------------- */
+/* Maps the colour channels of `img` (a denoised result of values that
+ * had been clipped to 0..255 with noise sigma) through the inverse of
+ * the clipped mean.  */
+void        bm3d_unclip       (bm3d_image *img, float sigma, int threads);
+
 /* ---- noise estimation: noise_estimate.c ----------------------------- */
 /* The noise deviation of `in` (checked by the caller), on the luminance
  * the engine matches on for colour, in the channels' units.  */
-/* Maps the colour channels of `img` (a denoised result of values that
- * had been clipped to 0..255 with noise sigma) through the inverse of
- * the clipped mean (clipped_noise.c).  */
-void        bm3d_unclip       (bm3d_image *img, float sigma, int threads);
-
 bm3d_status bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job,
                                float *sigma);
 
