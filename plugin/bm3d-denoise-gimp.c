@@ -436,7 +436,7 @@ denoise_drawable (gint32             drawable_id,
                                       &area.width, &area.height))
     return TRUE;
 
-  bm3d_layout_for (drawable_id, &layout);
+  bm3d_layout_for (drawable_id, vals->mode == BM3D_MODE_NLM, &layout);
   bm3d_values_to_params (vals, &layout, &params);
   source = gimp_drawable_get_buffer (drawable_id);
 

@@ -86,6 +86,7 @@ drawable_within_range (gint32            drawable_id,
 
 void
 bm3d_layout_for (gint32      drawable_id,
+                 gboolean    for_nlm,
                  Bm3dLayout *layout)
 {
   /* Layer masks and channels are gray whatever the image.  */
@@ -111,7 +112,7 @@ bm3d_layout_for (gint32      drawable_id,
     }
   /* Made here, on the main thread; used by the preview's worker.  */
   layout->to_u8 = babl_fish (layout->format, layout->format_u8);
-  layout->clipped = drawable_within_range (drawable_id, layout);
+  layout->clipped = for_nlm && drawable_within_range (drawable_id, layout);
 }
 
 void

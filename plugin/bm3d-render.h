@@ -62,7 +62,11 @@ typedef struct
  * selection costs no more than this.  */
 #define BM3D_ESTIMATE_SIDE  1024
 
+/* The layout of `drawable_id`.  `clipped` is judged only when
+ * `for_nlm` (the mode that uses it may run): for a float drawable that
+ * reads the whole of it.  Otherwise it is FALSE.  */
 void         bm3d_layout_for          (gint32               drawable_id,
+                                       gboolean             for_nlm,
                                        Bm3dLayout          *layout);
 
 /* The engine's parameters for `vals` (sigma, mode, backend, the BM3D

@@ -1460,7 +1460,8 @@ bm3d_dialog_run (gint32      drawable_id,
 
   gimp_ui_init (PLUG_IN_BINARY, FALSE);
 
-  bm3d_layout_for (drawable_id, &d.layout);
+  /* NL-means may run as the chosen mode or as the fast preview.  */
+  bm3d_layout_for (drawable_id, TRUE, &d.layout);
   gegl_rectangle_set (&d.bounds, 0, 0, gimp_drawable_width (drawable_id),
                       gimp_drawable_height (drawable_id));
   if (! gimp_drawable_mask_intersect (drawable_id, &d.selection.x,
