@@ -519,17 +519,17 @@ setup_isoline (bm3d_job *job)
 
 static const bm3d_algorithm algorithms[] =
 {
-  { BM3D_MODE_BM3D, BM3D_COLOUR_OPPONENT, setup_bm3d,
+  { BM3D_MODE_BM3D, BM3D_COLOUR_OPPONENT, 0, setup_bm3d,
     bm3d_cpu_tile, bm3d_cpu_tile_side,
     CUDA_BACKEND (bm3d_cuda_tile, bm3d_cuda_tile_side, bm3d_cuda_image) },
-  { BM3D_MODE_BM3D_FAST, BM3D_COLOUR_OPPONENT, setup_bm3d,
+  { BM3D_MODE_BM3D_FAST, BM3D_COLOUR_OPPONENT, 0, setup_bm3d,
     bm3d_cpu_tile, bm3d_cpu_tile_side,
     CUDA_BACKEND (bm3d_cuda_tile, bm3d_cuda_tile_side, bm3d_cuda_image) },
-  { BM3D_MODE_NLM, BM3D_COLOUR_RGB, setup_nlm,
+  { BM3D_MODE_NLM, BM3D_COLOUR_RGB, 1, setup_nlm,
     bm3d_nlm_cpu_tile, bm3d_nlm_cpu_tile_side,
     CUDA_BACKEND (bm3d_nlm_cuda_tile, bm3d_nlm_cuda_tile_side,
                   bm3d_nlm_cuda_image) },
-  { BM3D_MODE_ISOLINE, BM3D_COLOUR_OPPONENT, setup_isoline,
+  { BM3D_MODE_ISOLINE, BM3D_COLOUR_OPPONENT, 0, setup_isoline,
     bm3d_isoline_cpu_tile, bm3d_isoline_cpu_tile_side,
     CUDA_BACKEND (bm3d_isoline_cuda_tile, bm3d_isoline_cuda_tile_side,
                   bm3d_isoline_cuda_image) },
@@ -682,10 +682,7 @@ bm3d_denoise (const bm3d_image *in, bm3d_image *out,
   status = job.algorithm->setup (&job);
   if (status == BM3D_OK)
     status = run_with_fallback (in, out, &job, params->backend);
-  /* NL-means averages the noisy values themselves, so its result keeps
-   * their clipping bias whole.  Corrected here, after either backend,
-   * so that both give the same result.  */
-  if (status == BM3D_OK && params->clipped && params->mode == BM3D_MODE_NLM)
+  if (status == BM3D_OK && params->clipped && job.algorithm->unclips)
     bm3d_unclip (out, params->sigma, job.threads);
   report->seconds_total = bm3d_seconds () - start;
   return status;

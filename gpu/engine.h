@@ -28,6 +28,10 @@ struct bm3d_algorithm
 {
   bm3d_mode          mode;
   bm3d_colour_space  colour_space;
+  /* The result is a weighted mean of the noisy values themselves, so it
+   * keeps the bias of clipped noise whole: with params->clipped the
+   * dispatcher maps it through bm3d_unclip (), after either backend.  */
+  int                unclips;
 
   /* Resolve job->(profile | nlm | isoline) from sigma and the expert
    * options, refuse options out of range (message set), and set
