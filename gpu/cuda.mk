@@ -30,6 +30,18 @@ NVCC_BUILD_FLAGS = -std=c++17 -O3 -lineinfo $(NVCC_GENCODE) \
 SUFFIXES += .cu
 .cu.o:
 	$(AM_V_GEN)$(NVCC) $(NVCC_BUILD_FLAGS) $(NVCCFLAGS) -c -o $@ $<
+
+# nvcc objects get no automatic header dependencies: the project headers
+# each one includes, directly or through another.
+CUDA_ENGINE_INCLUDES = gpu/engine.h gpu/bm3d.h gpu/bm3d_tables.h gpu/job.h
+CUDA_DEVICE_INCLUDES = gpu/cuda_device.cuh gpu/cuda_check.cuh \
+	$(CUDA_ENGINE_INCLUDES)
+gpu/cuda_device.o: $(CUDA_DEVICE_INCLUDES)
+gpu/bm3d_cuda.o: $(CUDA_DEVICE_INCLUDES) gpu/bm3d_cuda_kernels.cuh
+gpu/bm3d_cuda_match.o gpu/bm3d_cuda_filter.o: gpu/bm3d_cuda_kernels.cuh \
+	$(CUDA_ENGINE_INCLUDES)
+gpu/nlm_cuda.o: $(CUDA_DEVICE_INCLUDES)
+gpu/isoline_cuda.o: $(CUDA_DEVICE_INCLUDES) gpu/isoline_core.h
 else
 gpu_libbm3d_a_SOURCES += gpu/cuda_none.c
 endif
