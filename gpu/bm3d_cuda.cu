@@ -33,11 +33,15 @@
  *                    a warp per 3D group: gather, 2D transform, Haar
  *                    transform across the group, threshold or Wiener
  *                    shrinkage, inverses, all in shared memory; the
- *                    weighted group is added to the tile's sums by vector
- *                    reductions in the L2 cache (Hopper; scalar atomics
- *                    before), not through shared-memory float atomics,
- *                    which are compare-and-swap loops.
- *   aggregate        numerator / denominator, and clears both sums.
+ *                    weighted group is added to the tile's numerators by
+ *                    vector reductions in the L2 cache (Hopper; scalar
+ *                    atomics before), not through shared-memory float
+ *                    atomics, which are compare-and-swap loops; each
+ *                    patch's weight goes once to its corner in a plane of
+ *                    patch weights.
+ *   aggregate        numerator / denominator, the denominator being the
+ *                    patch weights spread by the Kaiser window; clears the
+ *                    numerators.
  *
  * References are processed in batches of rows, so the match lists stay
  * small and progress can be reported between batches.  */
@@ -100,6 +104,7 @@
  * [3] Wiener inverse; Kaiser windows of both phases.  */
 __constant__ float c_transform[4][BM3D_PATCH][BM3D_PATCH];
 __constant__ float c_kaiser[2][BM3D_PATCH_AREA];
+__constant__ float c_kaiser_1d[2][BM3D_PATCH];
 
 
 /* ---- patch norms ------------------------------------------------------ */
@@ -584,19 +589,28 @@ add_run (float *sum, const float (&v)[4], const bool (&in)[4])
 #endif
 }
 
-/* Adds a filtered group to the tile's sums: numerator += w * kaiser *
- * estimate, denominator += w * kaiser over each patch.  A lane takes a
- * run of four pixels aligned in the plane (16 bytes) that meets one
- * patch row, with zeros for the pixels outside the patch: on Hopper a
- * single vector reduction in the L2 cache then adds all four, so a
- * patch row costs two or three of them per sum instead of eight scalar
- * atomics, and nothing waits for them.  The planes have room for the
- * last run past their last pixel (tile_buffers_reserve).  */
+/* Adds a filtered group to the tile's sums.  The numerator gets
+ * w * kaiser * estimate over each patch; a lane takes a run of four
+ * pixels aligned in the plane (16 bytes) that meets one patch row, with
+ * zeros for the pixels outside the patch: on Hopper a single vector
+ * reduction in the L2 cache then adds all four, so a patch row costs
+ * two or three of them instead of eight scalar atomics, and nothing
+ * waits for them.  The planes have room for the last run past their
+ * last pixel (tile_buffers_reserve).
+ *
+ * The denominator, w * kaiser summed over the same patches, is the same
+ * window at every patch: so only w goes out, once per patch, into the
+ * plane of patch weights at the patch's corner, and `aggregate` spreads
+ * that plane with the (separable) window.  That halves the reductions
+ * in the L2 cache, which bound the hard-thresholding filter.  */
 __device__ __forceinline__ void
-aggregate_group (float *__restrict__ num, float *__restrict__ den, int width,
-                 const float *est, const int *px, const int *py, int m,
-                 float weight, const float *kaiser, int lane)
+aggregate_group (float *__restrict__ num, float *__restrict__ weights,
+                 int width, const float *est, const int *px, const int *py,
+                 int m, float weight, const float *kaiser, int lane)
 {
+  if (lane < m)
+    atomicAdd (weights + (size_t) py[lane] * width + px[lane], weight);
+
   /* (patch, row, run) jobs, three runs per row at most.  */
   for (int job = lane; job < m * BM3D_PATCH * 3; job += 32)
     {
@@ -608,7 +622,7 @@ aggregate_group (float *__restrict__ num, float *__restrict__ den, int width,
 
       if (start > row0 + BM3D_PATCH - 1)
         continue;
-      float n[4], d[4];
+      float n[4];
       bool in[4];
 
 #pragma unroll
@@ -617,18 +631,11 @@ aggregate_group (float *__restrict__ num, float *__restrict__ den, int width,
           const int j = (int) (start + t - row0);
 
           in[t] = j >= 0 && j < BM3D_PATCH;
-          if (in[t])
-            {
-              const float w = weight * kaiser[i * BM3D_PATCH + j];
-
-              n[t] = w * est[p * PATCH_PITCH + i * ROW_PITCH + j];
-              d[t] = w;
-            }
-          else
-            n[t] = d[t] = 0.0f;
+          n[t] = in[t] ? weight * kaiser[i * BM3D_PATCH + j]
+                         * est[p * PATCH_PITCH + i * ROW_PITCH + j]
+                       : 0.0f;
         }
       add_run (num + start, n, in);
-      add_run (den + start, d, in);
     }
 }
 
@@ -742,8 +749,8 @@ collaborative_filter (const filter_args &a)
           est = buf;
         }
 
-      aggregate_group (a.num[c], a.den[c], a.width, est, px, py, m, weight,
-                       kaiser, lane);
+      aggregate_group (a.num[c], a.weights[c], a.width, est, px, py, m,
+                       weight, kaiser, lane);
       __syncwarp ();
     }
 
@@ -763,33 +770,85 @@ collaborative_filter_wiener (filter_args a)
 
 /* ---- aggregation ------------------------------------------------------ */
 
+/* A block of the aggregation: AGG_W x AGG_H pixels, whose denominators
+ * need the patch weights of AGG_REACH more rows and columns above and to
+ * the left (the patches covering them).  */
+#define AGG_W      32
+#define AGG_H      8
+#define AGG_REACH  (BM3D_PATCH - 1)
+
 typedef struct
 {
   float       *num[BM3D_MAX_CHANNELS];
-  float       *den[BM3D_MAX_CHANNELS];
+  const float *weights[BM3D_MAX_CHANNELS];
   float       *out[BM3D_MAX_CHANNELS];
   const float *fallback[BM3D_MAX_CHANNELS];
   int          channels;
-  size_t       count;
+  int          width, height;
+  int          phase;     /* whose Kaiser window */
 } aggregate_args;
 
-/* result = numerator / denominator; both sums are cleared for the next
- * phase.  Every pixel is covered by the reference grid; the fall-back
- * only guards against a division by zero.  */
-__global__ void
+/* result = numerator / denominator, the denominator being the patch
+ * weights spread by the Kaiser window (see aggregate_group): for pixel
+ * x, the sum over the corners p of the patches covering it of
+ * weight (p) * kaiser (x - p), a row pass then a column pass of the
+ * one-dimensional window through shared memory.  The numerator is
+ * cleared for the next phase (the weights by the host: other blocks
+ * still read them).  Every pixel is covered by the reference grid; the
+ * fall-back only guards against a division by zero.  */
+__global__ void __launch_bounds__ (AGG_W * AGG_H)
 aggregate (aggregate_args a)
 {
-  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < a.count;
-       i += (size_t) gridDim.x * blockDim.x)
+  __shared__ float corners[AGG_H + AGG_REACH][AGG_W + AGG_REACH];
+  __shared__ float across[AGG_H + AGG_REACH][AGG_W];
+  const int t = threadIdx.y * AGG_W + threadIdx.x;
+  const int x0 = blockIdx.x * AGG_W - AGG_REACH;
+  const int y0 = blockIdx.y * AGG_H - AGG_REACH;
+  const int x = blockIdx.x * AGG_W + threadIdx.x;
+  const int y = blockIdx.y * AGG_H + threadIdx.y;
+  const float *k = c_kaiser_1d[a.phase];
+
+  /* Unrolled, so the planes' pointers are read from the parameters
+   * directly rather than through a local copy of them.  */
 #pragma unroll
-    for (int c = 0; c < BM3D_MAX_CHANNELS; c++)
-      if (c < a.channels)
-      {
-        const float d = a.den[c][i];
-        a.out[c][i] = d > 0.0f ? a.num[c][i] / d : a.fallback[c][i];
-        a.num[c][i] = 0.0f;
-        a.den[c][i] = 0.0f;
-      }
+  for (int c = 0; c < BM3D_MAX_CHANNELS; c++)
+    {
+      if (c >= a.channels)
+        break;
+      for (int i = t; i < (AGG_H + AGG_REACH) * (AGG_W + AGG_REACH);
+           i += AGG_W * AGG_H)
+        {
+          const int r = i / (AGG_W + AGG_REACH), q = i % (AGG_W + AGG_REACH);
+          const int py = y0 + r, px = x0 + q;
+
+          corners[r][q] = py >= 0 && px >= 0 && py < a.height && px < a.width
+                          ? a.weights[c][(size_t) py * a.width + px] : 0.0f;
+        }
+      __syncthreads ();
+      for (int i = t; i < (AGG_H + AGG_REACH) * AGG_W; i += AGG_W * AGG_H)
+        {
+          const int r = i / AGG_W, q = i % AGG_W;
+          float s = 0.0f;
+
+#pragma unroll
+          for (int j = 0; j < BM3D_PATCH; j++)
+            s = fmaf (k[j], corners[r][q + AGG_REACH - j], s);
+          across[r][q] = s;
+        }
+      __syncthreads ();
+      if (x < a.width && y < a.height)
+        {
+          const size_t o = (size_t) y * a.width + x;
+          float d = 0.0f;
+
+#pragma unroll
+          for (int i = 0; i < BM3D_PATCH; i++)
+            d = fmaf (k[i], across[threadIdx.y + AGG_REACH - i][threadIdx.x], d);
+          a.out[c][o] = d > 0.0f ? a.num[c][o] / d : a.fallback[c][o];
+          a.num[c][o] = 0.0f;
+        }
+      __syncthreads ();
+    }
 }
 
 /* ---- host side ---------------------------------------------------- */
@@ -833,8 +892,8 @@ bm3d_cuda_kernel_set (void)
 
 /* ---- host side: sizes ------------------------------------------------- */
 
-/* Planes of a tile on the device: noisy, basic, numerator and
- * denominator per channel, and the patch norms.  */
+/* Planes of a tile on the device: noisy, basic, numerator and patch
+ * weights per channel, and the patch norms.  */
 static size_t
 plane_bytes_per_pixel (int channels)
 {
@@ -887,6 +946,8 @@ upload_tables (bm3d_job *job)
   bm3d_transform_2d t[2];
   float tf[4][BM3D_PATCH][BM3D_PATCH];
   float kaiser[2][BM3D_PATCH][BM3D_PATCH];
+  float kaiser_1d[2][BM3D_PATCH];
+  double k1[BM3D_PATCH];
 
   bm3d_transform_2d_init (pr->hard.transform_2d, &t[0]);
   bm3d_transform_2d_init (pr->wiener.transform_2d, &t[1]);
@@ -896,6 +957,13 @@ upload_tables (bm3d_job *job)
   memcpy (tf[3], t[1].inv, sizeof tf[3]);
   bm3d_kaiser_window (pr->hard.kaiser_beta, kaiser[0]);
   bm3d_kaiser_window (pr->wiener.kaiser_beta, kaiser[1]);
+  for (int ph = 0; ph < 2; ph++)
+    {
+      bm3d_kaiser_1d (ph == 0 ? pr->hard.kaiser_beta : pr->wiener.kaiser_beta,
+                      k1);
+      for (int i = 0; i < BM3D_PATCH; i++)
+        kaiser_1d[ph][i] = (float) k1[i];
+    }
   /* The betas are part of the key through their bits.  */
   key ^= (int) (pr->hard.kaiser_beta * 1000) * 16
          ^ (int) (pr->wiener.kaiser_beta * 1000) * 65536;
@@ -906,6 +974,10 @@ upload_tables (bm3d_job *job)
                                                  dev->stream));
   BM3D_CUDA_CHECK (job, cudaMemcpyToSymbolAsync (c_kaiser, kaiser,
                                                  sizeof kaiser, 0,
+                                                 cudaMemcpyHostToDevice,
+                                                 dev->stream));
+  BM3D_CUDA_CHECK (job, cudaMemcpyToSymbolAsync (c_kaiser_1d, kaiser_1d,
+                                                 sizeof kaiser_1d, 0,
                                                  cudaMemcpyHostToDevice,
                                                  dev->stream));
   BM3D_CUDA_CHECK (job, bm3d_cuda_filter_tables (tf, (const float (*)[BM3D_PATCH_AREA]) kaiser,
@@ -948,7 +1020,7 @@ typedef struct
   float        *noisy[BM3D_MAX_CHANNELS];
   float        *basic[BM3D_MAX_CHANNELS];
   float        *num[BM3D_MAX_CHANNELS];
-  float        *den[BM3D_MAX_CHANNELS];
+  float        *weights[BM3D_MAX_CHANNELS];
   float        *norms;
   int          *lists;
   int          *counts;
@@ -1018,7 +1090,7 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
       fa.noisy[c] = tb->noisy[c];
       fa.basic[c] = tb->basic[c];
       fa.num[c] = tb->num[c];
-      fa.den[c] = tb->den[c];
+      fa.weights[c] = tb->weights[c];
       fa.sigma[c] = sigma[c];
     }
   fa.lambda = pp->lambda_3d;
@@ -1107,14 +1179,22 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
   for (int c = 0; c < tb->channels; c++)
     {
       ag.num[c] = tb->num[c];
-      ag.den[c] = tb->den[c];
+      ag.weights[c] = tb->weights[c];
       ag.out[c] = result[c];
       ag.fallback[c] = tb->noisy[c];
     }
   ag.channels = tb->channels;
-  ag.count = tb->count;
-  aggregate<<<dev->sm_count * 8, 256, 0, dev->stream>>> (ag);
+  ag.width = tb->width;
+  ag.height = tb->height;
+  ag.phase = phase;
+  aggregate<<<dim3 ((tb->width + AGG_W - 1) / AGG_W,
+                    (tb->height + AGG_H - 1) / AGG_H),
+              dim3 (AGG_W, AGG_H), 0, dev->stream>>> (ag);
   BM3D_CUDA_CHECK_LAUNCH (job, "aggregate");
+  for (int c = 0; c < tb->channels; c++)
+    BM3D_CUDA_CHECK (job, cudaMemsetAsync (tb->weights[c], 0,
+                                           tb->count * sizeof (float),
+                                           dev->stream));
   return BM3D_OK;
 }
 
@@ -1152,7 +1232,7 @@ tile_buffers_reserve (int max_w, int max_h, int C, size_t extra,
       tb->noisy[c] = f + off; off += plane_floats;
       tb->basic[c] = f + off; off += plane_floats;
       tb->num[c] = f + off; off += plane_floats;
-      tb->den[c] = f + off; off += plane_floats;
+      tb->weights[c] = f + off; off += plane_floats;
     }
   tb->norms = f + off; off += plane_floats;
   tb->counts = (int *) (f + off);
@@ -1188,7 +1268,7 @@ tile_denoise (tile_buffers *tb, int width, int height, const float *sigma,
       BM3D_CUDA_CHECK (job, cudaMemsetAsync (tb->num[c], 0,
                                              tb->plane_floats * sizeof (float),
                                              dev->stream));
-      BM3D_CUDA_CHECK (job, cudaMemsetAsync (tb->den[c], 0,
+      BM3D_CUDA_CHECK (job, cudaMemsetAsync (tb->weights[c], 0,
                                              tb->plane_floats * sizeof (float),
                                              dev->stream));
     }

@@ -30,8 +30,9 @@
  *
  *   Aggregation: the block's references (rect x rect) can only place
  *   patches inside their search windows, a tile of at most tile_side^2
- *   pixels.  Numerators and denominators are summed there in shared
- *   memory, then the tile is added to the plane's sums once, by vector
+ *   pixels.  Numerators are summed there in shared memory (each patch's
+ *   weight goes to its corner in the plane of patch weights, as in the
+ *   classic set), then the tile is added to the plane's sums once, by vector
  *   reductions of four pixels (Hopper; scalar atomics before), skipping
  *   runs nothing was added to.  With 8 x 8 references per block this
  *   sends 15-30 times fewer reductions to the L2 cache than one per
@@ -342,21 +343,24 @@ nf_warp_sum (float v)
 
 /* ---- aggregation ------------------------------------------------------- */
 
-/* The block's tile: pixels [x0, x0 + w) x [y0, y0 + h) of the plane,
- * numerators then denominators, w * h floats each.  */
+/* The block's tile of numerators: pixels [x0, x0 + w) x [y0, y0 + h)
+ * of the plane, w * h floats.  */
 typedef struct
 {
-  float *num, *den;
+  float *num;
   int    x0, y0, w, h;
 } nf_tile;
 
 /* Add column j of the lane's estimated patches, weighted by `weight`
- * times the Kaiser window, into the tile (or, should a patch ever fall
- * outside it, straight into the plane's sums).  */
+ * times the Kaiser window, into the tile's numerators (or, should a
+ * patch ever fall outside it, straight into the plane's), and the
+ * weight of each patch at its corner in the plane of patch weights (the
+ * denominator is that plane spread by the window: see the classic
+ * aggregate_group).  */
 template <int M>
 __device__ __forceinline__ void
 nf_aggregate (const nf_tile &tile, float *__restrict__ num,
-              float *__restrict__ den, int width,
+              float *__restrict__ weights, int width,
               const float (&x)[BM3D_PATCH][nf_group<M>::P], const int *px,
               const int *py, float weight, const float *kaiser, int slot,
               int j)
@@ -374,23 +378,17 @@ nf_aggregate (const nf_tile &tile, float *__restrict__ num,
       const bool inside = tx >= 0 && tx < tile.w && ty >= 0
                           && ty + BM3D_PATCH <= tile.h;
 
+      if (j == 0)
+        atomicAdd (weights + (size_t) gy * width + gx, weight);
 #pragma unroll
       for (int i = 0; i < BM3D_PATCH; i++)
         {
           const float w = weight * kaiser[i * BM3D_PATCH + j];
 
           if (inside)
-            {
-              const int o = (ty + i) * tile.w + tx;
-              atomicAdd (tile.num + o, w * x[i][t]);
-              atomicAdd (tile.den + o, w);
-            }
+            atomicAdd (tile.num + (ty + i) * tile.w + tx, w * x[i][t]);
           else
-            {
-              const size_t o = (size_t) (gy + i) * width + gx;
-              atomicAdd (num + o, w * x[i][t]);
-              atomicAdd (den + o, w);
-            }
+            atomicAdd (num + (size_t) (gy + i) * width + gx, w * x[i][t]);
         }
     }
 }
@@ -412,13 +410,12 @@ nf_add_run (float *sum, const float (&v)[4])
 #endif
 }
 
-/* The tile into the plane's sums: runs of four floats aligned in the
- * plane (the planes have room for the last run past their last pixel,
- * and are 16-byte aligned), zeros for the floats of a run outside the
- * tile row; runs nothing was added to are skipped.  */
+/* The tile into the plane's numerators: runs of four floats aligned in
+ * the plane (the planes have room for the last run past their last
+ * pixel, and are 16-byte aligned), zeros for the floats of a run outside
+ * the tile row; runs of zeros (nothing added) are skipped.  */
 __device__ __forceinline__ void
-nf_flush (const nf_tile &tile, float *__restrict__ num,
-          float *__restrict__ den, int width)
+nf_flush (const nf_tile &tile, float *__restrict__ num, int width)
 {
   const int runs_per_row = (tile.w + 3 + 3) / 4 + 1;
 
@@ -430,7 +427,7 @@ nf_flush (const nf_tile &tile, float *__restrict__ num,
 
       if (start >= row0 + tile.w)
         continue;
-      float n[4], d[4];
+      float n[4];
       bool any = false;
 
 #pragma unroll
@@ -438,20 +435,12 @@ nf_flush (const nf_tile &tile, float *__restrict__ num,
         {
           const long long tx = (long long) (start + t) - (long long) row0;
 
-          if (tx >= 0 && tx < tile.w)
-            {
-              n[t] = tile.num[ty * tile.w + (int) tx];
-              d[t] = tile.den[ty * tile.w + (int) tx];
-            }
-          else
-            n[t] = d[t] = 0.0f;
-          any |= d[t] != 0.0f;
+          n[t] = tx >= 0 && tx < tile.w ? tile.num[ty * tile.w + (int) tx]
+                                        : 0.0f;
+          any |= n[t] != 0.0f;
         }
       if (any)
-        {
-          nf_add_run (num + start, n);
-          nf_add_run (den + start, d);
-        }
+        nf_add_run (num + start, n);
     }
 }
 
@@ -570,7 +559,7 @@ nf_group_dispatch (const filter_args &a, int c, const nf_tile &tile,
   else
     nf_hard_group<M> (a.noisy[c], a.width, px, py, buf,
                       a.lambda * a.sigma[c], a.sigma[c], slot, j, x, weight);
-  nf_aggregate<M> (tile, a.num[c], a.den[c], a.width, x, px, py, weight,
+  nf_aggregate<M> (tile, a.num[c], a.weights[c], a.width, x, px, py, weight,
                    kaiser, slot, j);
 }
 
@@ -612,12 +601,11 @@ nf_filter (const filter_args &a, int tile_side)
   if (tile.w > tile_side || tile.h > tile_side)
     tile.w = tile.h = 0;
   tile.num = kaiser + BM3D_PATCH_AREA;
-  tile.den = tile.num + tile_side * tile_side;
 
   for (int t = threadIdx.x; t < BM3D_PATCH_AREA; t += blockDim.x)
     kaiser[t] = nf_kaiser[WIENER][t];
   for (int t = threadIdx.x; t < tile.w * tile.h; t += blockDim.x)
-    tile.num[t] = tile.den[t] = 0.0f;
+    tile.num[t] = 0.0f;
   __syncthreads ();
 
   const int groups = (rx1 - rx0) * (ry1 - ry0);
@@ -659,7 +647,7 @@ nf_filter (const filter_args &a, int tile_side)
         }
     }
   __syncthreads ();
-  nf_flush (tile, a.num[c], a.den[c], a.width);
+  nf_flush (tile, a.num[c], a.width);
 }
 
 __global__ void __launch_bounds__ (NF_HARD_WARPS * 32, NF_SMALL_MIN_BLOCKS)
@@ -706,13 +694,13 @@ bm3d_cuda_filter_shape (int wiener, int step, int radius, int group_max,
   const int warps = wiener ? NF_WIENER_WARPS : NF_HARD_WARPS;
 
   /* The largest block of references whose tile fits: 8 x 8 on Hopper
-   * and Ampere for the standard window (a 67-pixel tile, 36 KB).  */
+   * and Ampere for the standard window (a 67-pixel tile, 18 KB).  */
   for (int rect = NF_RECT_MAX; rect >= 1; rect /= 2)
     {
       const int side = (rect - 1) * step + 2 * radius + BM3D_PATCH;
       const size_t bytes = sizeof (float)
                            * ((size_t) warps * warp_floats + BM3D_PATCH_AREA
-                              + 2 * (size_t) side * side);
+                              + (size_t) side * side);
 
       if (bytes <= (size_t) smem_optin)
         {

@@ -64,8 +64,8 @@ typedef struct
 {
   const float *noisy[BM3D_MAX_CHANNELS];
   const float *basic[BM3D_MAX_CHANNELS];
-  float       *num[BM3D_MAX_CHANNELS];
-  float       *den[BM3D_MAX_CHANNELS];
+  float       *num[BM3D_MAX_CHANNELS];      /* sum of weighted estimates */
+  float       *weights[BM3D_MAX_CHANNELS];  /* see aggregate_group       */
   float        sigma[BM3D_MAX_CHANNELS];
   float        lambda;          /* hard threshold / sigma               */
   int          width, height;

@@ -479,15 +479,21 @@ bessel_i0 (double x)
 }
 
 void
+bm3d_kaiser_1d (float beta, double window[BM3D_PATCH])
+{
+  for (int i = 0; i < BM3D_PATCH; i++)
+    {
+      double r = 2.0 * i / (BM3D_PATCH - 1) - 1.0;
+      window[i] = bessel_i0 (beta * sqrt (1.0 - r * r)) / bessel_i0 (beta);
+    }
+}
+
+void
 bm3d_kaiser_window (float beta, float window[BM3D_PATCH][BM3D_PATCH])
 {
   double w[BM3D_PATCH];
 
-  for (int i = 0; i < BM3D_PATCH; i++)
-    {
-      double r = 2.0 * i / (BM3D_PATCH - 1) - 1.0;
-      w[i] = bessel_i0 (beta * sqrt (1.0 - r * r)) / bessel_i0 (beta);
-    }
+  bm3d_kaiser_1d (beta, w);
   for (int i = 0; i < BM3D_PATCH; i++)
     for (int j = 0; j < BM3D_PATCH; j++)
       window[i][j] = (float) (w[i] * w[j]);

@@ -216,7 +216,9 @@ void bm3d_wht (float *v, int n, int stride);
 void bm3d_haar         (float *v, int n, int stride);
 void bm3d_haar_inverse (float *v, int n, int stride);
 
-/* Aggregation window: the outer product of two Kaiser windows.  */
+/* Aggregation window: the outer product of two Kaiser windows, the
+ * one-dimensional window of side BM3D_PATCH.  */
+void bm3d_kaiser_1d     (float beta, double window[BM3D_PATCH]);
 void bm3d_kaiser_window (float beta, float window[BM3D_PATCH][BM3D_PATCH]);
 
 /* Colour transform to luminance + two chrominance channels.  Rows are
