@@ -106,6 +106,100 @@ __constant__ float c_transform[4][BM3D_PATCH][BM3D_PATCH];
 __constant__ float c_kaiser[2][BM3D_PATCH_AREA];
 __constant__ float c_kaiser_1d[2][BM3D_PATCH];
 
+/* The two 2D transforms' matrices again, as compile-time constants
+ * ([kind][forward, inverse], kinds as bm3d_transform_kind): the
+ * filters are built for each, so products by zeros vanish (24 of the 64
+ * entries of bior1.5's forward matrix, 16 of its inverse's) and the rest
+ * become immediate operands; on an H100 that took 7 % off both phases
+ * (BENCHMARKS.md).  They are bm3d_transform_2d_init's tables to nine
+ * digits, entries below 1e-6 (rounding left by the inversion) as 0;
+ * literal_transforms_match checks them against those tables, and the
+ * filters read c_transform instead should they ever differ.  */
+#define TRANSFORM_TABLE (-1)      /* kind: read c_transform          */
+
+#define TRANSFORM_LITERALS \
+{ \
+  { /* DCT-II */ \
+    { /* forward */ \
+      { 0.353553385f, 0.353553385f, 0.353553385f, 0.353553385f, \
+        0.353553385f, 0.353553385f, 0.353553385f, 0.353553385f }, \
+      { 0.490392625f, 0.415734798f, 0.277785122f, 0.0975451618f, \
+        -0.0975451618f, -0.277785122f, -0.415734798f, -0.490392625f }, \
+      { 0.461939752f, 0.191341713f, -0.191341713f, -0.461939752f, \
+        -0.461939752f, -0.191341713f, 0.191341713f, 0.461939752f }, \
+      { 0.415734798f, -0.0975451618f, -0.490392625f, -0.277785122f, \
+        0.277785122f, 0.490392625f, 0.0975451618f, -0.415734798f }, \
+      { 0.353553385f, -0.353553385f, -0.353553385f, 0.353553385f, \
+        0.353553385f, -0.353553385f, -0.353553385f, 0.353553385f }, \
+      { 0.277785122f, -0.490392625f, 0.0975451618f, 0.415734798f, \
+        -0.415734798f, -0.0975451618f, 0.490392625f, -0.277785122f }, \
+      { 0.191341713f, -0.461939752f, 0.461939752f, -0.191341713f, \
+        -0.191341713f, 0.461939752f, -0.461939752f, 0.191341713f }, \
+      { 0.0975451618f, -0.277785122f, 0.415734798f, -0.490392625f, \
+        0.490392625f, -0.415734798f, 0.277785122f, -0.0975451618f } \
+    }, \
+    { /* inverse */ \
+      { 0.353553385f, 0.490392625f, 0.461939752f, 0.415734798f, \
+        0.353553385f, 0.277785122f, 0.191341713f, 0.0975451618f }, \
+      { 0.353553385f, 0.415734798f, 0.191341713f, -0.0975451618f, \
+        -0.353553385f, -0.490392625f, -0.461939752f, -0.277785122f }, \
+      { 0.353553385f, 0.277785122f, -0.191341713f, -0.490392625f, \
+        -0.353553385f, 0.0975451618f, 0.461939752f, 0.415734798f }, \
+      { 0.353553385f, 0.0975451618f, -0.461939752f, -0.277785122f, \
+        0.353553385f, 0.415734798f, -0.191341713f, -0.490392625f }, \
+      { 0.353553385f, -0.0975451618f, -0.461939752f, 0.277785122f, \
+        0.353553385f, -0.415734798f, -0.191341713f, 0.490392625f }, \
+      { 0.353553385f, -0.277785122f, -0.191341713f, 0.490392625f, \
+        -0.353553385f, -0.0975451618f, 0.461939752f, -0.415734798f }, \
+      { 0.353553385f, -0.415734798f, 0.191341713f, 0.0975451618f, \
+        -0.353553385f, 0.490392625f, -0.461939752f, 0.277785122f }, \
+      { 0.353553385f, -0.490392625f, 0.461939752f, -0.415734798f, \
+        0.353553385f, -0.277785122f, 0.191341713f, -0.0975451618f } \
+    } \
+  }, \
+  { /* bior1.5 */ \
+    { /* forward */ \
+      { 0.353553385f, 0.353553385f, 0.353553385f, 0.353553385f, \
+        0.353553385f, 0.353553385f, 0.353553385f, 0.353553385f }, \
+      { -0.219417647f, -0.449283749f, -0.449283749f, -0.219417647f, \
+        0.219417647f, 0.449283749f, 0.449283749f, 0.219417647f }, \
+      { -0.569359422f, -0.402347296f, 0.402347296f, 0.569359422f, \
+        0.0835060477f, -0.0835060477f, 0.0835060477f, -0.0835060477f }, \
+      { 0.0835060477f, -0.0835060477f, 0.0835060477f, -0.0835060477f, \
+        -0.569359422f, -0.402347296f, 0.402347296f, 0.569359422f }, \
+      { -0.707106769f, 0.707106769f, 0, 0, \
+        0, 0, 0, 0 }, \
+      { 0, 0, -0.707106769f, 0.707106769f, \
+        0, 0, 0, 0 }, \
+      { 0, 0, 0, 0, \
+        -0.707106769f, 0.707106769f, 0, 0 }, \
+      { 0, 0, 0, 0, \
+        0, 0, -0.707106769f, 0.707106769f } \
+    }, \
+    { /* inverse */ \
+      { 0.353553385f, -0.373858929f, -0.514558554f, 0, \
+        -0.707106769f, 0.121533975f, 0, -0.121533975f }, \
+      { 0.353553385f, -0.373858929f, -0.514558554f, 0, \
+        0.707106769f, 0.121533975f, 0, -0.121533975f }, \
+      { 0.353553385f, -0.373858929f, 0.514558554f, 0, \
+        -0.121533975f, -0.707106769f, 0.121533975f, 0 }, \
+      { 0.353553385f, -0.373858929f, 0.514558554f, 0, \
+        -0.121533975f, 0.707106769f, 0.121533975f, 0 }, \
+      { 0.353553385f, 0.373858929f, 0, -0.514558554f, \
+        0, -0.121533975f, -0.707106769f, 0.121533975f }, \
+      { 0.353553385f, 0.373858929f, 0, -0.514558554f, \
+        0, -0.121533975f, 0.707106769f, 0.121533975f }, \
+      { 0.353553385f, 0.373858929f, 0, 0.514558554f, \
+        0.121533975f, 0, -0.121533975f, -0.707106769f }, \
+      { 0.353553385f, 0.373858929f, 0, 0.514558554f, \
+        0.121533975f, 0, -0.121533975f, 0.707106769f } \
+    } \
+  } \
+}
+
+__device__ constexpr float k_transform[2][2][BM3D_PATCH][BM3D_PATCH]
+  = TRANSFORM_LITERALS;
+
 
 /* ---- patch norms ------------------------------------------------------ */
 
@@ -310,11 +404,24 @@ block_match (match_args a)
 /* ---- collaborative filtering ---------------------------------------- */
 
 
-/* Apply the 8x8 matrix c_transform[T] to every row (ROWS) or column of
+/* Apply the 8x8 matrix T (transform_entry) to every row (ROWS) or column of
  * the m patches in `buf`: out[a] = sum_b M[a][b] in[b].  A lane takes
  * two rows (columns) at a time, loading both before computing, so the
  * shared-memory latencies overlap.  */
-template <int T, bool ROWS>
+/* Entry (o, b) of matrix T of c_transform ([0] hard forward, [1] hard
+ * inverse, [2] Wiener forward, [3] Wiener inverse), or of the literal
+ * table of transform kind K.  */
+template <int K, int T>
+__device__ __forceinline__ float
+transform_entry (int o, int b)
+{
+  if constexpr (K == TRANSFORM_TABLE)
+    return c_transform[T][o][b];
+  else
+    return k_transform[K][T & 1][o][b];
+}
+
+template <int K, int T, bool ROWS>
 __device__ __forceinline__ void
 transform_pass (float *buf, int m, int lane)
 {
@@ -344,8 +451,8 @@ transform_pass (float *buf, int m, int lane)
 #pragma unroll
           for (int b = 0; b < BM3D_PATCH; b++)
             {
-              s1 = fmaf (c_transform[T][o][b], v1[b], s1);
-              s2 = fmaf (c_transform[T][o][b], v2[b], s2);
+              s1 = fmaf (transform_entry<K, T> (o, b), v1[b], s1);
+              s2 = fmaf (transform_entry<K, T> (o, b), v2[b], s2);
             }
           b1[o * stride] = s1;
           if (two)
@@ -355,21 +462,21 @@ transform_pass (float *buf, int m, int lane)
 }
 
 /* coef = F X F^T (or X = I C I^T) for the m patches.  */
-template <int FWD, int INV>
+template <int K, int FWD, int INV>
 __device__ __forceinline__ void
 transform_2d (float *buf, int m, int lane, bool inverse)
 {
   if (!inverse)
     {
-      transform_pass<FWD, true> (buf, m, lane);
+      transform_pass<K, FWD, true> (buf, m, lane);
       __syncwarp ();
-      transform_pass<FWD, false> (buf, m, lane);
+      transform_pass<K, FWD, false> (buf, m, lane);
     }
   else
     {
-      transform_pass<INV, true> (buf, m, lane);
+      transform_pass<K, INV, true> (buf, m, lane);
       __syncwarp ();
-      transform_pass<INV, false> (buf, m, lane);
+      transform_pass<K, INV, false> (buf, m, lane);
     }
   __syncwarp ();
 }
@@ -518,7 +625,7 @@ gather (float *buf, const float *__restrict__ plane, int width,
  * in `buf`, so a warp needs one group buffer, not two.  On return `buf`
  * holds the filtered group in the 2D transform domain; the result is
  * the lane's sum of squared gains.  */
-template <int N>
+template <int N, int K>
 __device__ __forceinline__ float
 wiener_group (float *buf, const float *__restrict__ noisy, int width,
               const int *px, const int *py, float s2, int lane)
@@ -549,7 +656,7 @@ wiener_group (float *buf, const float *__restrict__ noisy, int width,
   __syncwarp ();
   gather (buf, noisy, width, px, py, N, lane);
   __syncwarp ();
-  transform_2d<2, 3> (buf, N, lane, false);
+  transform_2d<K, 2, 3> (buf, N, lane, false);
 #pragma unroll
   for (int half = 0; half < 2; half++)
     {
@@ -657,7 +764,7 @@ filter_warp_floats (bool wiener, int group_max)
   return group * PATCH_PITCH;
 }
 
-template <bool WIENER>
+template <bool WIENER, int K>
 __device__ __forceinline__ void
 collaborative_filter (const filter_args &a)
 {
@@ -706,7 +813,7 @@ collaborative_filter (const filter_args &a)
         {
           gather (buf, a.noisy[c], a.width, px, py, m, lane);
           __syncwarp ();
-          transform_2d<0, 1> (buf, m, lane, false);
+          transform_2d<K, 0, 1> (buf, m, lane, false);
           const float thr = a.lambda * sigma;
           int kept = 0;
           switch (m)
@@ -719,7 +826,7 @@ collaborative_filter (const filter_args &a)
             default: kept = threshold_group<32> (buf, thr, lane); break;
             }
           __syncwarp ();
-          transform_2d<0, 1> (buf, m, lane, true);
+          transform_2d<K, 0, 1> (buf, m, lane, true);
           kept = (int) warp_sum ((float) kept);
           weight = 1.0f / (sigma * sigma * (float) max (kept, 1));
           est = buf;
@@ -732,18 +839,18 @@ collaborative_filter (const filter_args &a)
 
           gather (buf, a.basic[c], a.width, px, py, m, lane);
           __syncwarp ();
-          transform_2d<2, 3> (buf, m, lane, false);
+          transform_2d<K, 2, 3> (buf, m, lane, false);
           switch (m)
             {
-            case 1:  wsum = wiener_group<1> (buf, z, a.width, px, py, s2, lane); break;
-            case 2:  wsum = wiener_group<2> (buf, z, a.width, px, py, s2, lane); break;
-            case 4:  wsum = wiener_group<4> (buf, z, a.width, px, py, s2, lane); break;
-            case 8:  wsum = wiener_group<8> (buf, z, a.width, px, py, s2, lane); break;
-            case 16: wsum = wiener_group<16> (buf, z, a.width, px, py, s2, lane); break;
-            default: wsum = wiener_group<32> (buf, z, a.width, px, py, s2, lane); break;
+            case 1:  wsum = wiener_group<1, K> (buf, z, a.width, px, py, s2, lane); break;
+            case 2:  wsum = wiener_group<2, K> (buf, z, a.width, px, py, s2, lane); break;
+            case 4:  wsum = wiener_group<4, K> (buf, z, a.width, px, py, s2, lane); break;
+            case 8:  wsum = wiener_group<8, K> (buf, z, a.width, px, py, s2, lane); break;
+            case 16: wsum = wiener_group<16, K> (buf, z, a.width, px, py, s2, lane); break;
+            default: wsum = wiener_group<32, K> (buf, z, a.width, px, py, s2, lane); break;
             }
           __syncwarp ();
-          transform_2d<2, 3> (buf, m, lane, true);
+          transform_2d<K, 2, 3> (buf, m, lane, true);
           wsum = warp_sum (wsum);
           weight = wsum > 0.0f ? 1.0f / (s2 * wsum) : 1.0f / s2;
           est = buf;
@@ -756,16 +863,40 @@ collaborative_filter (const filter_args &a)
 
 }
 
+/* K: the phase's transform kind, or TRANSFORM_TABLE.  */
+template <int K>
 __global__ void
 collaborative_filter_hard (filter_args a)
 {
-  collaborative_filter<false> (a);
+  collaborative_filter<false, K> (a);
 }
 
+template <int K>
 __global__ void __launch_bounds__ (WIENER_WARPS * 32, WIENER_BLOCKS_PER_SM)
 collaborative_filter_wiener (filter_args a)
 {
-  collaborative_filter<true> (a);
+  collaborative_filter<true, K> (a);
+}
+
+typedef void (*filter_kernel) (filter_args);
+
+/* The filter of a phase for transform kind `kind` (TRANSFORM_TABLE: the
+ * one reading c_transform).  */
+static filter_kernel
+filter_kernel_for (bool wiener, int kind)
+{
+  switch (kind)
+    {
+    case BM3D_TRANSFORM_DCT:
+      return wiener ? collaborative_filter_wiener<BM3D_TRANSFORM_DCT>
+                    : collaborative_filter_hard<BM3D_TRANSFORM_DCT>;
+    case BM3D_TRANSFORM_BIOR15:
+      return wiener ? collaborative_filter_wiener<BM3D_TRANSFORM_BIOR15>
+                    : collaborative_filter_hard<BM3D_TRANSFORM_BIOR15>;
+    default:
+      return wiener ? collaborative_filter_wiener<TRANSFORM_TABLE>
+                    : collaborative_filter_hard<TRANSFORM_TABLE>;
+    }
 }
 
 /* ---- aggregation ------------------------------------------------------ */
@@ -935,6 +1066,43 @@ bm3d_cuda_tile_side (const bm3d_job *job)
   return side;
 }
 
+/* ---- host side: the literal transform tables --------------------------- */
+
+static pthread_once_t literal_check_once = PTHREAD_ONCE_INIT;
+static bool           literal_ok;
+
+/* Whether k_transform holds bm3d_transform_2d_init's tables (within the
+ * 1e-6 its zeros were rounded by).  */
+static void
+literal_transforms_check (void)
+{
+  static const float lit[2][2][BM3D_PATCH][BM3D_PATCH] = TRANSFORM_LITERALS;
+  bool ok = true;
+
+  for (int k = 0; ok && k < 2; k++)
+    {
+      bm3d_transform_2d t;
+
+      bm3d_transform_2d_init ((bm3d_transform_kind) k, &t);
+      for (int i = 0; i < BM3D_PATCH; i++)
+        for (int j = 0; j < BM3D_PATCH; j++)
+          ok = ok && fabsf (lit[k][0][i][j] - t.fwd[i][j]) <= 1e-6f
+                  && fabsf (lit[k][1][i][j] - t.inv[i][j]) <= 1e-6f;
+    }
+  literal_ok = ok;
+}
+
+/* The kind the filters are built for: the phase's, or TRANSFORM_TABLE
+ * should the literal tables not match.  */
+static int
+filter_transform_kind (int kind)
+{
+  pthread_once (&literal_check_once, literal_transforms_check);
+  return literal_ok && (kind == BM3D_TRANSFORM_DCT
+                        || kind == BM3D_TRANSFORM_BIOR15)
+         ? kind : TRANSFORM_TABLE;
+}
+
 /* ---- host side: one tile ---------------------------------------------- */
 
 static bm3d_status
@@ -1062,14 +1230,11 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
   BM3D_CUDA_CHECK (job, cudaFuncSetAttribute (block_match,
                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               (int) match_smem));
-  if (wiener)
-    BM3D_CUDA_CHECK (job, cudaFuncSetAttribute (collaborative_filter_wiener,
-                                                cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                (int) fc.smem));
-  else
-    BM3D_CUDA_CHECK (job, cudaFuncSetAttribute (collaborative_filter_hard,
-                                                cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                (int) fc.smem));
+  const filter_kernel filter
+    = filter_kernel_for (wiener, filter_transform_kind (pp->transform_2d));
+  BM3D_CUDA_CHECK (job, cudaFuncSetAttribute (filter,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              (int) fc.smem));
 
   memset (&ma, 0, sizeof ma);
   ma.plane = match_plane[0];
@@ -1147,12 +1312,7 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
         {
           dim3 grid ((ax.n + fc.rect - 1) / fc.rect,
                      (ry_end - ry + fc.rect - 1) / fc.rect, tb->channels);
-          if (wiener)
-            collaborative_filter_wiener<<<grid, fc.warps * 32, fc.smem,
-                                          dev->stream>>> (fa);
-          else
-            collaborative_filter_hard<<<grid, fc.warps * 32, fc.smem,
-                                        dev->stream>>> (fa);
+          filter<<<grid, fc.warps * 32, fc.smem, dev->stream>>> (fa);
           BM3D_CUDA_CHECK_LAUNCH (job, "collaborative_filter");
         }
 
