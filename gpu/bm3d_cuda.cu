@@ -113,7 +113,7 @@ __constant__ float c_kaiser_1d[2][BM3D_PATCH];
  * become immediate operands; on an H100 that took 7 % off both phases
  * (BENCHMARKS.md).  They are bm3d_transform_2d_init's tables to nine
  * digits, entries below 1e-6 (rounding left by the inversion) as 0;
- * literal_transforms_match checks them against those tables, and the
+ * literal_transforms_check compares them with those tables, and the
  * filters read c_transform instead should they ever differ.  */
 #define TRANSFORM_TABLE (-1)      /* kind: read c_transform          */
 
@@ -404,10 +404,6 @@ block_match (match_args a)
 /* ---- collaborative filtering ---------------------------------------- */
 
 
-/* Apply the 8x8 matrix T (transform_entry) to every row (ROWS) or column of
- * the m patches in `buf`: out[a] = sum_b M[a][b] in[b].  A lane takes
- * two rows (columns) at a time, loading both before computing, so the
- * shared-memory latencies overlap.  */
 /* Entry (o, b) of matrix T of c_transform ([0] hard forward, [1] hard
  * inverse, [2] Wiener forward, [3] Wiener inverse), or of the literal
  * table of transform kind K.  */
@@ -421,6 +417,10 @@ transform_entry (int o, int b)
     return k_transform[K][T & 1][o][b];
 }
 
+/* Apply the 8x8 matrix T (transform_entry) to every row (ROWS) or
+ * column of the m patches in `buf`: out[a] = sum_b M[a][b] in[b].  A
+ * lane takes two rows (columns) at a time, loading both before
+ * computing, so the shared-memory latencies overlap.  */
 template <int K, int T, bool ROWS>
 __device__ __forceinline__ void
 transform_pass (float *buf, int m, int lane)
