@@ -30,9 +30,11 @@
  *                    a per-warp buffer in shared memory until 32 of them
  *                    can be sorted and merged into the list at once.
  *   collaborative_filter_hard / _wiener
- *                    a warp per 3D group: gather, 2D transform, Haar
- *                    transform across the group, threshold or Wiener
- *                    shrinkage, inverses, all in shared memory; the
+ *                    a warp per 3D group: gather with the 2D
+ *                    transform's column pass done in registers on the
+ *                    way, row pass, Haar transform across the group,
+ *                    threshold or Wiener shrinkage, inverses, in shared
+ *                    memory; the DCT in its butterfly form; the
  *                    weighted group is added to the tile's numerators by
  *                    vector reductions in the L2 cache (Hopper; scalar
  *                    atomics before), not through shared-memory float
@@ -417,10 +419,109 @@ transform_entry (int o, int b)
     return k_transform[K][T & 1][o][b];
 }
 
-/* Apply the 8x8 matrix T (transform_entry) to every row (ROWS) or
- * column of the m patches in `buf`: out[a] = sum_b M[a][b] in[b].  A
- * lane takes two rows (columns) at a time, loading both before
- * computing, so the shared-memory latencies overlap.  */
+#define DCT_FWD(o, b) k_transform[BM3D_TRANSFORM_DCT][0][o][b]
+#define DCT_INV(o, b) k_transform[BM3D_TRANSFORM_DCT][1][o][b]
+
+/* The DCT's rows are even or odd about their middle (and its inverse is
+ * its transpose), so a 1-D transform splits into sums and differences of
+ * mirrored inputs and two half-size products, the even half splitting
+ * once more: 36 operations instead of 64 multiply-adds, the same matrix
+ * entries.  literal_transforms_check verifies the symmetries this reads
+ * off the literal table.  */
+__device__ __forceinline__ void
+dct_forward (float (&v)[BM3D_PATCH])
+{
+  float e[4], o[4];
+
+#pragma unroll
+  for (int n = 0; n < 4; n++)
+    {
+      e[n] = v[n] + v[7 - n];
+      o[n] = v[n] - v[7 - n];
+    }
+  const float ee0 = e[0] + e[3], ee1 = e[1] + e[2];
+  const float eo0 = e[0] - e[3], eo1 = e[1] - e[2];
+
+  v[0] = DCT_FWD (0, 0) * (ee0 + ee1);
+  v[4] = DCT_FWD (4, 0) * (ee0 - ee1);
+  v[2] = fmaf (DCT_FWD (2, 1), eo1, DCT_FWD (2, 0) * eo0);
+  v[6] = fmaf (DCT_FWD (6, 1), eo1, DCT_FWD (6, 0) * eo0);
+#pragma unroll
+  for (int k = 1; k < BM3D_PATCH; k += 2)
+    {
+      float s = DCT_FWD (k, 0) * o[0];
+
+#pragma unroll
+      for (int n = 1; n < 4; n++)
+        s = fmaf (DCT_FWD (k, n), o[n], s);
+      v[k] = s;
+    }
+}
+
+__device__ __forceinline__ void
+dct_inverse (float (&v)[BM3D_PATCH])
+{
+  const float ee0 = fmaf (DCT_INV (0, 4), v[4], DCT_INV (0, 0) * v[0]);
+  const float ee1 = fmaf (DCT_INV (1, 4), v[4], DCT_INV (1, 0) * v[0]);
+  const float eo0 = fmaf (DCT_INV (0, 6), v[6], DCT_INV (0, 2) * v[2]);
+  const float eo1 = fmaf (DCT_INV (1, 6), v[6], DCT_INV (1, 2) * v[2]);
+  const float e[4] = { ee0 + eo0, ee1 + eo1, ee1 - eo1, ee0 - eo0 };
+  float o[4];
+
+#pragma unroll
+  for (int n = 0; n < 4; n++)
+    {
+      float s = DCT_INV (n, 1) * v[1];
+
+#pragma unroll
+      for (int k = 3; k < BM3D_PATCH; k += 2)
+        s = fmaf (DCT_INV (n, k), v[k], s);
+      o[n] = s;
+    }
+#pragma unroll
+  for (int n = 0; n < 4; n++)
+    {
+      v[n] = e[n] + o[n];
+      v[7 - n] = e[n] - o[n];
+    }
+}
+
+/* v = M v for the 8x8 matrix T (transform_entry): the DCT in its
+ * butterfly form, other kinds as a product whose zero entries the
+ * compiler drops (bior1.5 has 40).  */
+template <int K, int T>
+__device__ __forceinline__ void
+transform_1d (float (&v)[BM3D_PATCH])
+{
+  if constexpr (K == BM3D_TRANSFORM_DCT)
+    {
+      if constexpr ((T & 1) == 0)
+        dct_forward (v);
+      else
+        dct_inverse (v);
+    }
+  else
+    {
+      float out[BM3D_PATCH];
+
+#pragma unroll
+      for (int o = 0; o < BM3D_PATCH; o++)
+        {
+          float s = 0.0f;
+#pragma unroll
+          for (int b = 0; b < BM3D_PATCH; b++)
+            s = fmaf (transform_entry<K, T> (o, b), v[b], s);
+          out[o] = s;
+        }
+#pragma unroll
+      for (int o = 0; o < BM3D_PATCH; o++)
+        v[o] = out[o];
+    }
+}
+
+/* Apply the 1-D transform T to every row (ROWS) or column of the m
+ * patches in `buf`.  A lane takes two rows (columns) at a time, loading
+ * both before computing, so the shared-memory latencies overlap.  */
 template <int K, int T, bool ROWS>
 __device__ __forceinline__ void
 transform_pass (float *buf, int m, int lane)
@@ -444,41 +545,16 @@ transform_pass (float *buf, int m, int lane)
           v1[b] = b1[b * stride];
           v2[b] = b2[b * stride];
         }
+      transform_1d<K, T> (v1);
+      transform_1d<K, T> (v2);
 #pragma unroll
       for (int o = 0; o < BM3D_PATCH; o++)
         {
-          float s1 = 0.0f, s2 = 0.0f;
-#pragma unroll
-          for (int b = 0; b < BM3D_PATCH; b++)
-            {
-              s1 = fmaf (transform_entry<K, T> (o, b), v1[b], s1);
-              s2 = fmaf (transform_entry<K, T> (o, b), v2[b], s2);
-            }
-          b1[o * stride] = s1;
+          b1[o * stride] = v1[o];
           if (two)
-            b2[o * stride] = s2;
+            b2[o * stride] = v2[o];
         }
     }
-}
-
-/* coef = F X F^T (or X = I C I^T) for the m patches.  */
-template <int K, int FWD, int INV>
-__device__ __forceinline__ void
-transform_2d (float *buf, int m, int lane, bool inverse)
-{
-  if (!inverse)
-    {
-      transform_pass<K, FWD, true> (buf, m, lane);
-      __syncwarp ();
-      transform_pass<K, FWD, false> (buf, m, lane);
-    }
-  else
-    {
-      transform_pass<K, INV, true> (buf, m, lane);
-      __syncwarp ();
-      transform_pass<K, INV, false> (buf, m, lane);
-    }
-  __syncwarp ();
 }
 
 /* Orthonormal Haar transform across the group (bm3d_haar and
@@ -588,15 +664,18 @@ warp_sum (float v)
   return v;
 }
 
-/* Load the m patches at (px[p], py[p]) of `plane` into `buf`.  A warp
- * load takes the same row of four patches, eight lanes a row: with
- * patches PATCH_PITCH apart the four rows then start 8 banks apart, so
- * the stores hit 32 distinct banks (four rows of one patch would not).
- * A lane issues its eight loads before any store, so their latencies
+/* Load the m patches at (px[p], py[p]) of `plane` into `buf`, with the
+ * 1-D transform T applied down each column on the way: the first pass
+ * of the 2D transform, done in registers.  A warp load takes the same
+ * row of four patches, eight lanes a row (lane: patch base + lane / 8,
+ * column lane % 8): with patches PATCH_PITCH apart the four rows then
+ * start 8 banks apart, so the stores hit 32 distinct banks.  A lane
+ * issues its eight loads before any store, so their latencies
  * overlap.  */
+template <int K, int T>
 __device__ __forceinline__ void
-gather (float *buf, const float *__restrict__ plane, int width,
-        const int *px, const int *py, int m, int lane)
+gather_columns (float *buf, const float *__restrict__ plane, int width,
+                const int *px, const int *py, int m, int lane)
 {
   const int j = lane & (BM3D_PATCH - 1);
 
@@ -611,11 +690,25 @@ gather (float *buf, const float *__restrict__ plane, int width,
 #pragma unroll
       for (int i = 0; i < BM3D_PATCH; i++)
         v[i] = in ? __ldg (src + (size_t) i * width) : 0.0f;
+      transform_1d<K, T> (v);
       if (in)
 #pragma unroll
         for (int i = 0; i < BM3D_PATCH; i++)
           buf[p * PATCH_PITCH + i * ROW_PITCH + j] = v[i];
     }
+}
+
+/* The forward 2D transform T of the m patches of `plane` at (px, py)
+ * into `buf`: columns while gathering, then rows.  */
+template <int K, int T>
+__device__ __forceinline__ void
+gather_transform (float *buf, const float *__restrict__ plane, int width,
+                  const int *px, const int *py, int m, int lane)
+{
+  gather_columns<K, T> (buf, plane, width, px, py, m, lane);
+  __syncwarp ();
+  transform_pass<K, T, true> (buf, m, lane);
+  __syncwarp ();
 }
 
 /* Empirical Wiener filtering of a group of N patches at (px, py), with
@@ -654,9 +747,7 @@ wiener_group (float *buf, const float *__restrict__ noisy, int width,
         }
     }
   __syncwarp ();
-  gather (buf, noisy, width, px, py, N, lane);
-  __syncwarp ();
-  transform_2d<K, 2, 3> (buf, N, lane, false);
+  gather_transform<K, 2> (buf, noisy, width, px, py, N, lane);
 #pragma unroll
   for (int half = 0; half < 2; half++)
     {
@@ -677,6 +768,17 @@ wiener_group (float *buf, const float *__restrict__ noisy, int width,
         buf[p * PATCH_PITCH + off] = z[p];
     }
   return wsum;
+}
+
+/* The inverse 2D transform T of the m patches in `buf`, in place.  */
+template <int K, int T>
+__device__ __forceinline__ void
+inverse_transform (float *buf, int m, int lane)
+{
+  transform_pass<K, T, true> (buf, m, lane);
+  __syncwarp ();
+  transform_pass<K, T, false> (buf, m, lane);
+  __syncwarp ();
 }
 
 /* sum[t] += v[t] for the t with in[t] (a run of four floats, 16-byte
@@ -746,14 +848,6 @@ aggregate_group (float *__restrict__ num, float *__restrict__ weights,
     }
 }
 
-/* Shared-memory layout of a filter block.  */
-template <bool WIENER>
-struct filter_layout
-{
-  static const int group = WIENER ? 32 : 16;       /* largest m        */
-  static const int warp_floats = group * PATCH_PITCH;
-};
-
 /* Floats of a warp's group buffer for groups of up to `group_max`
  * patches (the expert options allow 32 in the first phase too).  */
 __host__ __device__ inline int
@@ -808,12 +902,9 @@ collaborative_filter (const filter_args &a)
       __syncwarp ();
 
       float weight;
-      float *est;
       if (!WIENER)
         {
-          gather (buf, a.noisy[c], a.width, px, py, m, lane);
-          __syncwarp ();
-          transform_2d<K, 0, 1> (buf, m, lane, false);
+          gather_transform<K, 0> (buf, a.noisy[c], a.width, px, py, m, lane);
           const float thr = a.lambda * sigma;
           int kept = 0;
           switch (m)
@@ -826,10 +917,8 @@ collaborative_filter (const filter_args &a)
             default: kept = threshold_group<32> (buf, thr, lane); break;
             }
           __syncwarp ();
-          transform_2d<K, 0, 1> (buf, m, lane, true);
           kept = (int) warp_sum ((float) kept);
           weight = 1.0f / (sigma * sigma * (float) max (kept, 1));
-          est = buf;
         }
       else
         {
@@ -837,9 +926,7 @@ collaborative_filter (const filter_args &a)
           const float *z = a.noisy[c];
           float wsum;
 
-          gather (buf, a.basic[c], a.width, px, py, m, lane);
-          __syncwarp ();
-          transform_2d<K, 2, 3> (buf, m, lane, false);
+          gather_transform<K, 2> (buf, a.basic[c], a.width, px, py, m, lane);
           switch (m)
             {
             case 1:  wsum = wiener_group<1, K> (buf, z, a.width, px, py, s2, lane); break;
@@ -850,13 +937,12 @@ collaborative_filter (const filter_args &a)
             default: wsum = wiener_group<32, K> (buf, z, a.width, px, py, s2, lane); break;
             }
           __syncwarp ();
-          transform_2d<K, 2, 3> (buf, m, lane, true);
           wsum = warp_sum (wsum);
           weight = wsum > 0.0f ? 1.0f / (s2 * wsum) : 1.0f / s2;
-          est = buf;
         }
 
-      aggregate_group (a.num[c], a.weights[c], a.width, est, px, py, m,
+      inverse_transform<K, WIENER ? 3 : 1> (buf, m, lane);
+      aggregate_group (a.num[c], a.weights[c], a.width, buf, px, py, m,
                        weight, kaiser, lane);
       __syncwarp ();
     }
@@ -1071,6 +1157,28 @@ bm3d_cuda_tile_side (const bm3d_job *job)
 static pthread_once_t literal_check_once = PTHREAD_ONCE_INIT;
 static bool           literal_ok;
 
+/* Whether the literal DCT has the symmetries dct_forward and
+ * dct_inverse read off it: inverse = transpose, rows even (k even) or
+ * odd (k odd) about their middle, and the even rows' halves even (0, 4)
+ * or odd (2, 6) again, rows 0 and 4 of one magnitude.  */
+static bool
+dct_butterfly_holds (const float dct[2][BM3D_PATCH][BM3D_PATCH])
+{
+  bool ok = true;
+
+  for (int k = 0; k < BM3D_PATCH; k++)
+    for (int n = 0; n < BM3D_PATCH; n++)
+      {
+        const float f = dct[0][k][n];
+
+        ok = ok && dct[1][n][k] == f
+             && dct[0][k][7 - n] == (k & 1 ? -f : f);
+        if (k % 2 == 0 && n < 4)
+          ok = ok && dct[0][k][3 - n] == (k % 4 == 2 ? -f : f);
+      }
+  return ok && dct[0][0][1] == dct[0][0][0] && dct[0][4][1] == -dct[0][4][0];
+}
+
 /* Whether k_transform holds bm3d_transform_2d_init's tables (within the
  * 1e-6 its zeros were rounded by).  */
 static void
@@ -1089,7 +1197,7 @@ literal_transforms_check (void)
           ok = ok && fabsf (lit[k][0][i][j] - t.fwd[i][j]) <= 1e-6f
                   && fabsf (lit[k][1][i][j] - t.inv[i][j]) <= 1e-6f;
     }
-  literal_ok = ok;
+  literal_ok = ok && dct_butterfly_holds (lit[BM3D_TRANSFORM_DCT]);
 }
 
 /* The kind the filters are built for: the phase's, or TRANSFORM_TABLE
