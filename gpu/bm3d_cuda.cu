@@ -254,7 +254,7 @@ block_match (match_args a)
   const int ww = wx1 - wx0, wh = wy1 - wy0;
   uint64_t *pend = (uint64_t *) smem + warp * MATCH_PENDING;
   float *pix = smem + 2 * MATCH_WARPS * MATCH_PENDING; /* (wh + 8) rows of ww */
-  float *nrm = pix + (wh + BM3D_PATCH) * ww;   /* (wh - 7) rows of ww     */
+  float *nrm = pix + (wh + BM3D_PATCH) * ww;   /* wh rows of ww           */
 
   /* A warp per row; rows past the window are read by the last chunk of
    * candidates only for candidates that do not exist: zeros keep them
@@ -266,12 +266,17 @@ block_match (match_args a)
       for (int x = lane; x < ww; x += 32)
         pix[y * ww + x] = y < wh ? __ldg (src + x) - MATCH_CENTRE : 0.0f;
     }
+  /* Norms of the candidates, then infinity down to the last row a
+   * chunk of candidates reaches, so that a candidate past the window
+   * fails every bound by its distance alone (tau is kept finite
+   * below).  */
 #pragma unroll 4
-  for (int y = warp; y < wh - BM3D_PATCH + 1; y += MATCH_WARPS)
+  for (int y = warp; y < wh; y += MATCH_WARPS)
     {
       const float *src = a.norms + (size_t) (wy0 + y) * a.width + wx0;
       for (int x = lane; x < ww; x += 32)
-        nrm[y * ww + x] = x <= ww - BM3D_PATCH ? __ldg (src + x) : 0.0f;
+        nrm[y * ww + x] = y <= wh - BM3D_PATCH && x <= ww - BM3D_PATCH
+                          ? __ldg (src + x) : __int_as_float (0x7f800000);
     }
   __syncthreads ();
   if (rx >= a.ax.n)
@@ -296,12 +301,16 @@ block_match (match_args a)
   const int nrow = wh - BM3D_PATCH + 1;
   const int nchunk = (nrow + 7) / 8;
   const int items = ncol * nchunk;              /* rounds: warp-uniform */
-  const float tau = a.tau;
+  /* Finite, and finite times the patch area: candidates are screened
+   * by their unscaled distance s = |P - Q|^2 against the bound times
+   * the area (a power of two, so the same test as s / area <= bound),
+   * and only those that pass are scaled and given a key.  */
+  const float tau = fminf (a.tau, 1e30f);
 
   /* Sorted across the lanes, smallest in lane 0; the reference's key is
    * 0 and every candidate's is at least 1, so it always leads.  */
   uint64_t list = lane == 0 ? 0 : ~(uint64_t) 0;
-  float bound = tau;
+  float bound_sum = tau * BM3D_PATCH_AREA;
   int pending = 0;                  /* keys waiting in pend */
   const unsigned lanes_below = (1u << lane) - 1;
 
@@ -353,31 +362,33 @@ block_match (match_args a)
           dot[k] = mine + __shfl_xor_sync (FULL_MASK, give, 1);
         }
 
+      /* The lane's rows of the chunk, their norms' column, and which
+       * of them is the reference itself (it leads the list already).  */
       const int cx = cx0 + col;
+      const int ky0 = ly + own;
+      const float *cand_norm = nrm + ky0 * ww + lx;
+      const int self = cx == xr ? lyr - ky0 : -1;
 #pragma unroll
       for (int k = 0; k < MATCH_OWN; k++)
         {
-          const int ky = ly + own + k;
-          const int cy = wy0 + ky;
-          bool keep = false;
-          float d = 0.0f;
-
-          if (active && ky < nrow && !(cx == xr && cy == yr))
-            {
-              float s = ref_norm + nrm[ky * ww + lx] - 2.0f * dot[k];
-              d = s > 0.0f ? s * (1.0f / BM3D_PATCH_AREA) : 0.0f;
-              keep = d <= bound;
-            }
+          const float s = (ref_norm + cand_norm[k * ww]) - 2.0f * dot[k];
+          const bool keep = active && k != self && s <= bound_sum;
           const unsigned mask = __ballot_sync (FULL_MASK, keep);
+
           if (keep)
-            pend[pending + __popc (mask & lanes_below)]
-              = ((uint64_t) __float_as_uint (d) << 32)
-                | (uint32_t) (cy * a.width + cx + 1);
+            {
+              const float d = fmaxf (s, 0.0f) * (1.0f / BM3D_PATCH_AREA);
+
+              pend[pending + __popc (mask & lanes_below)]
+                = ((uint64_t) __float_as_uint (d) << 32)
+                  | (uint32_t) ((wy0 + ky0 + k) * a.width + cx + 1);
+            }
           pending += __popc (mask);
           if (pending >= 32)
             {
               list = merge_pending (list, pend, pending, lane);
-              bound = entry_bound (list, a.group_max, tau);
+              bound_sum = entry_bound (list, a.group_max, tau)
+                          * BM3D_PATCH_AREA;
             }
         }
 
@@ -1333,7 +1344,7 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
 
   int mw = pp->step * (MATCH_WARPS - 1) + 2 * radius + BM3D_PATCH;
   int mh = 2 * radius + BM3D_PATCH;
-  size_t match_smem = sizeof (float) * (size_t) mw * (2 * mh + 1)
+  size_t match_smem = sizeof (float) * (size_t) mw * (2 * mh + BM3D_PATCH)
                       + sizeof (uint64_t) * MATCH_WARPS * MATCH_PENDING;
   BM3D_CUDA_CHECK (job, cudaFuncSetAttribute (block_match,
                                               cudaFuncAttributeMaxDynamicSharedMemorySize,

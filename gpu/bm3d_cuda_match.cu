@@ -95,12 +95,18 @@ nm_window_for (int x_first, int x_last, int y_top, int y_last, int radius)
   return w;
 }
 
-/* Offers the lane's four candidates of reference slot `s` (distances d,
- * keys key, keep flags) to its list.  Warp-uniform.  */
+/* Offers the lane's four candidates of reference slot `s` to its list:
+ * sd their unscaled distances |P - Q|^2 (infinite where a candidate's
+ * patch leaves the plane), in_search whether each displacement belongs
+ * to the search, key_base the raster index + 1 of the first.  The bound
+ * test runs on the unscaled distance against the bound times the patch
+ * area (a power of two, so the same test); the key is built only for a
+ * candidate that passes it, as few do once the list is full.
+ * Warp-uniform.  */
 __device__ __forceinline__ void
 nm_offer (uint64_t *lists, uint64_t *pend_all, uint64_t *words, int s,
-          const float (&d)[NM_DX], const uint64_t (&key)[NM_DX],
-          const bool (&valid)[NM_DX], int group_max, float tau, int lane)
+          const float (&sd)[NM_DX], const bool (&in_search)[NM_DX],
+          uint32_t key_base, int group_max, float tau, int lane)
 {
   uint64_t *list_mem = lists + s * 32;
   uint64_t *pend = pend_all + s * NM_PENDING;
@@ -111,11 +117,16 @@ nm_offer (uint64_t *lists, uint64_t *pend_all, uint64_t *words, int s,
 #pragma unroll
   for (int q = 0; q < NM_DX; q++)
     {
-      const bool keep = valid[q] && d[q] <= bound;
+      const bool keep = in_search[q] && sd[q] <= bound * BM3D_PATCH_AREA;
       const unsigned mask = __ballot_sync (BM3D_CUDA_FULL_MASK, keep);
 
       if (keep)
-        pend[pending + __popc (mask & lanes_below)] = key[q];
+        {
+          const float d = fmaxf (sd[q], 0.0f) * (1.0f / BM3D_PATCH_AREA);
+
+          pend[pending + __popc (mask & lanes_below)] =
+            ((uint64_t) __float_as_uint (d) << 32) | (key_base + q);
+        }
       pending += __popc (mask);
       if (pending >= 32)
         {
@@ -159,7 +170,9 @@ block_match_strips (match_args a, int strip)
   uint64_t *pend = lists + strip * 32;            /* strip x 64          */
   uint64_t *words = pend + strip * NM_PENDING;    /* strip x 2 words     */
 
-  /* The window, zeros outside the plane; norms where a patch fits.  */
+  /* The window, zeros outside the plane; norms where a patch fits,
+   * infinity where it does not, so that such a candidate's distance
+   * fails every bound (tau is kept finite below).  */
   for (int t = threadIdx.x; t < win.w * win.h; t += blockDim.x)
     {
       const int y = win.y0 + t / win.w, x = win.x0 + t % win.w;
@@ -169,7 +182,8 @@ block_match_strips (match_args a, int strip)
 
       pix[t] = in ? __ldg (a.plane + (size_t) y * a.width + x)
                     - BM3D_MATCH_CENTRE : 0.0f;
-      nrm[t] = fits ? __ldg (a.norms + (size_t) y * a.width + x) : 0.0f;
+      nrm[t] = fits ? __ldg (a.norms + (size_t) y * a.width + x)
+                    : __int_as_float (0x7f800000);
     }
   __syncthreads ();
 
@@ -178,7 +192,8 @@ block_match_strips (match_args a, int strip)
     return;
   const int xr = ref_coord (a.ax, rx);
   const int rows = rr1 - rr0;
-  const float tau = a.tau;
+  /* Finite, and finite times the patch area (see nm_offer).  */
+  const float tau = fminf (a.tau, 1e30f);
 
   /* Lists: the reference's key 0 in lane 0 (it always leads), empty
    * slots all ones; the entry bound tau; nothing waiting.  The rows
@@ -215,6 +230,15 @@ block_match_strips (match_args a, int strip)
       /* Row y of the walk reads candidate row y + dy from here (the
        * sum stays inside the window, this part alone need not).  */
       const int cand = (dy - win.y0) * win.w + (xr + dx0 - win.x0);
+      /* The lane's displacements that belong to the search: the last
+       * column of four may pass the window's edge, and the reference
+       * itself leads its list already.  */
+      bool in_search[NM_DX];
+
+#pragma unroll
+      for (int q = 0; q < NM_DX; q++)
+        in_search[q] = active && dx0 + q <= a.radius
+                       && !(dx0 + q == 0 && dy == 0);
       float ring[NM_RING][NM_DX];
       int s = 0;
 
@@ -261,39 +285,23 @@ block_match_strips (match_args a, int strip)
                   const int cy = yr + dy;
                   const float ref_norm = nrm[(yr - win.y0) * win.w
                                              + (xr - win.x0)];
-                  float d[NM_DX];
-                  uint64_t key[NM_DX];
-                  bool valid[NM_DX];
+                  float sd[NM_DX];
 
 #pragma unroll
                   for (int q = 0; q < NM_DX; q++)
                     {
-                      const int dx = dx0 + q;
-                      const int cx = xr + dx;
+                      const int cx = xr + dx0 + q;
                       float dot = 0.0f;
 
 #pragma unroll
                       for (int r = 0; r < NM_RING; r++)
                         dot += ring[r][q];
-                      valid[q] = active && dx <= a.radius && cx >= 0
-                                 && cx <= a.width - BM3D_PATCH && cy >= 0
-                                 && cy <= a.height - BM3D_PATCH
-                                 && !(dx == 0 && dy == 0);
-                      d[q] = 0.0f;
-                      key[q] = 0;
-                      if (valid[q])
-                        {
-                          const float q_norm = nrm[(cy - win.y0) * win.w
-                                                   + (cx - win.x0)];
-                          const float sd = ref_norm + q_norm - 2.0f * dot;
-
-                          d[q] = sd > 0.0f ? sd * (1.0f / BM3D_PATCH_AREA)
-                                           : 0.0f;
-                          key[q] = ((uint64_t) __float_as_uint (d[q]) << 32)
-                                   | (uint32_t) (cy * a.width + cx + 1);
-                        }
+                      sd[q] = (ref_norm + nrm[(cy - win.y0) * win.w
+                                              + (cx - win.x0)])
+                              - 2.0f * dot;
                     }
-                  nm_offer (lists, pend, words, s, d, key, valid,
+                  nm_offer (lists, pend, words, s, sd, in_search,
+                            (uint32_t) (cy * a.width + xr + dx0 + 1),
                             a.group_max, tau, lane);
                   s++;
                 }
