@@ -533,9 +533,10 @@ transform_1d (float (&v)[BM3D_PATCH])
 /* Apply the 1-D transform T to every row (ROWS) or column of the m
  * patches in `buf`.  A lane takes two rows (columns) at a time, loading
  * both before computing, so the shared-memory latencies overlap.  */
-template <int K, int T, bool ROWS>
+template <int K, int T, bool ROWS, bool SCALE = false>
 __device__ __forceinline__ void
-transform_pass (float *buf, int m, int lane)
+transform_pass (float *buf, int m, int lane,
+                const float (*scale)[BM3D_PATCH] = nullptr)
 {
   const int total = m * BM3D_PATCH;
   const int stride = ROWS ? 1 : ROW_PITCH;
@@ -558,6 +559,15 @@ transform_pass (float *buf, int m, int lane)
         }
       transform_1d<K, T> (v1);
       transform_1d<K, T> (v2);
+      if constexpr (SCALE)
+        {
+#pragma unroll
+          for (int o = 0; o < BM3D_PATCH; o++)
+            {
+              v1[o] *= (*scale)[o];
+              v2[o] *= (*scale)[o];
+            }
+        }
 #pragma unroll
       for (int o = 0; o < BM3D_PATCH; o++)
         {
@@ -781,14 +791,26 @@ wiener_group (float *buf, const float *__restrict__ noisy, int width,
   return wsum;
 }
 
-/* The inverse 2D transform T of the m patches in `buf`, in place.  */
+/* The inverse 2D transform T of the m patches in `buf`, in place, each
+ * estimate multiplied by the group's aggregation weight and the Kaiser
+ * window on the way out, ready to be added to the numerators.  The
+ * column pass ends the transform, and a lane's columns are all column
+ * lane % 8 (its jobs are 32 apart), so its eight factors are loaded
+ * once a group and cost one multiplication a value, where aggregation
+ * would pay two and a shared-memory load.  */
 template <int K, int T>
 __device__ __forceinline__ void
-inverse_transform (float *buf, int m, int lane)
+inverse_transform_weighted (float *buf, int m, float weight,
+                            const float *kaiser, int lane)
 {
+  float scale[BM3D_PATCH];
+
   transform_pass<K, T, true> (buf, m, lane);
+#pragma unroll
+  for (int o = 0; o < BM3D_PATCH; o++)
+    scale[o] = weight * kaiser[o * BM3D_PATCH + (lane & (BM3D_PATCH - 1))];
   __syncwarp ();
-  transform_pass<K, T, false> (buf, m, lane);
+  transform_pass<K, T, false, true> (buf, m, lane, &scale);
   __syncwarp ();
 }
 
@@ -809,13 +831,15 @@ add_run (float *sum, const float (&v)[4], const bool (&in)[4])
 #endif
 }
 
-/* Adds a filtered group to the tile's sums.  The numerator gets
- * w * kaiser * estimate over each patch; a lane takes a run of four
- * pixels aligned in the plane (16 bytes) that meets one patch row, with
- * zeros for the pixels outside the patch: on Hopper a single vector
- * reduction in the L2 cache then adds all four, so a patch row costs
- * two or three of them instead of eight scalar atomics, and nothing
- * waits for them.  The planes have room for the last run past their
+/* Adds a filtered group, already weighted (inverse_transform_weighted),
+ * to the tile's sums.  Three lanes take a patch row, one run of four
+ * pixels aligned in the plane (16 bytes) each, with zeros for the
+ * pixels outside the patch: on Hopper a single vector reduction in the
+ * L2 cache then adds all four, so a patch row costs two or three of
+ * them instead of eight scalar atomics, and nothing waits for them.
+ * Ten rows a round (30 lanes) keep a warp's reductions on about as many
+ * rows as a whole warp of runs would, and the row and run of a lane
+ * need no division.  The planes have room for the last run past their
  * last pixel (tile_buffers_reserve).
  *
  * The denominator, w * kaiser summed over the same patches, is the same
@@ -823,39 +847,47 @@ add_run (float *sum, const float (&v)[4], const bool (&in)[4])
  * plane of patch weights at the patch's corner, and `aggregate` spreads
  * that plane with the (separable) window.  That halves the reductions
  * in the L2 cache, which bound the hard-thresholding filter.  */
+#define AGG_ROWS_PER_ROUND 10
+
+static_assert (PATCH_PITCH == BM3D_PATCH * ROW_PITCH,
+               "aggregate_group walks a group's rows ROW_PITCH apart");
+static_assert (BM3D_CUDA_DEVICE_BUDGET / sizeof (float) < ((size_t) 1 << 32),
+               "aggregate_group's offsets into a plane fit 32 bits");
+
 __device__ __forceinline__ void
 aggregate_group (float *__restrict__ num, float *__restrict__ weights,
                  int width, const float *est, const int *px, const int *py,
-                 int m, float weight, const float *kaiser, int lane)
+                 int m, float weight, int lane)
 {
   if (lane < m)
     atomicAdd (weights + (size_t) py[lane] * width + px[lane], weight);
+  if (lane >= 3 * AGG_ROWS_PER_ROUND)
+    return;
 
-  /* (patch, row, run) jobs, three runs per row at most.  */
-  for (int job = lane; job < m * BM3D_PATCH * 3; job += 32)
+  const int run = lane % 3;
+
+  for (int pr = lane / 3; pr < m * BM3D_PATCH; pr += AGG_ROWS_PER_ROUND)
     {
-      const int p = job / (BM3D_PATCH * 3);
-      const int i = job % (BM3D_PATCH * 3) / 3;
-      const int run = job % 3;
-      const size_t row0 = (size_t) (py[p] + i) * width + px[p];
-      const size_t start = (row0 & ~(size_t) 3) + 4 * run;
+      const unsigned p = (unsigned) pr / BM3D_PATCH;
+      const unsigned i = (unsigned) pr % BM3D_PATCH;
+      /* 32-bit offsets: a plane lies within the workspace.  */
+      const unsigned row0 = (unsigned) (py[p] + (int) i) * (unsigned) width
+                            + (unsigned) px[p];
+      const int j0 = 4 * run - (int) (row0 & 3);
 
-      if (start > row0 + BM3D_PATCH - 1)
+      if (j0 > BM3D_PATCH - 1)
         continue;
+      const float *e = est + pr * ROW_PITCH + j0;
       float n[4];
       bool in[4];
 
 #pragma unroll
       for (int t = 0; t < 4; t++)
         {
-          const int j = (int) (start + t - row0);
-
-          in[t] = j >= 0 && j < BM3D_PATCH;
-          n[t] = in[t] ? weight * kaiser[i * BM3D_PATCH + j]
-                         * est[p * PATCH_PITCH + i * ROW_PITCH + j]
-                       : 0.0f;
+          in[t] = (unsigned) (j0 + t) < BM3D_PATCH;
+          n[t] = in[t] ? e[t] : 0.0f;
         }
-      add_run (num + start, n, in);
+      add_run (num + (row0 + j0), n, in);
     }
 }
 
@@ -952,9 +984,10 @@ collaborative_filter (const filter_args &a)
           weight = wsum > 0.0f ? 1.0f / (s2 * wsum) : 1.0f / s2;
         }
 
-      inverse_transform<K, WIENER ? 3 : 1> (buf, m, lane);
+      inverse_transform_weighted<K, WIENER ? 3 : 1> (buf, m, weight, kaiser,
+                                                    lane);
       aggregate_group (a.num[c], a.weights[c], a.width, buf, px, py, m,
-                       weight, kaiser, lane);
+                       weight, lane);
       __syncwarp ();
     }
 
