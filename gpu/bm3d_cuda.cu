@@ -376,13 +376,8 @@ block_match (match_args a)
           const unsigned mask = __ballot_sync (FULL_MASK, keep);
 
           if (keep)
-            {
-              const float d = fmaxf (s, 0.0f) * (1.0f / BM3D_PATCH_AREA);
-
-              pend[pending + __popc (mask & lanes_below)]
-                = ((uint64_t) __float_as_uint (d) << 32)
-                  | (uint32_t) ((wy0 + ky0 + k) * a.width + cx + 1);
-            }
+            pend[pending + __popc (mask & lanes_below)]
+              = match_key (s, (uint32_t) ((wy0 + ky0 + k) * a.width + cx + 1));
           pending += __popc (mask);
           if (pending >= 32)
             {

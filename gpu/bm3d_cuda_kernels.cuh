@@ -135,6 +135,19 @@ merge_pending (uint64_t list, uint64_t *pend, int &pending, int lane)
   return merge_sorted (list, sort_keys (key, lane), lane);
 }
 
+/* A candidate's list key: its distance in the high word (the sum of
+ * squared differences s over the patch as a mean, rounding's negative
+ * values as 0), so keys order by distance, and its raster index + 1 in
+ * the low word, so equal distances order by position as on the CPU.
+ * entry_bound reads the distance back.  */
+__device__ __forceinline__ uint64_t
+match_key (float s, uint32_t index_1)
+{
+  const float d = fmaxf (s, 0.0f) * (1.0f / BM3D_PATCH_AREA);
+
+  return ((uint64_t) __float_as_uint (d) << 32) | index_1;
+}
+
 /* The largest distance a candidate may have to enter the list: tau while
  * the list has fewer than N members, else its N-th key's distance (ties
  * pass, their raster index decides in the merge).  */

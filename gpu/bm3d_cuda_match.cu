@@ -121,12 +121,8 @@ nm_offer (uint64_t *lists, uint64_t *pend_all, uint64_t *words, int s,
       const unsigned mask = __ballot_sync (BM3D_CUDA_FULL_MASK, keep);
 
       if (keep)
-        {
-          const float d = fmaxf (sd[q], 0.0f) * (1.0f / BM3D_PATCH_AREA);
-
-          pend[pending + __popc (mask & lanes_below)] =
-            ((uint64_t) __float_as_uint (d) << 32) | (key_base + q);
-        }
+        pend[pending + __popc (mask & lanes_below)] = match_key (sd[q],
+                                                              key_base + q);
       pending += __popc (mask);
       if (pending >= 32)
         {
