@@ -826,6 +826,14 @@ add_run (float *sum, const float (&v)[4], const bool (&in)[4])
 #endif
 }
 
+/* Patch rows aggregate_group adds in a round (three lanes a row).  */
+#define AGG_ROWS_PER_ROUND 10
+
+static_assert (PATCH_PITCH == BM3D_PATCH * ROW_PITCH,
+               "aggregate_group walks a group's rows ROW_PITCH apart");
+static_assert (BM3D_CUDA_DEVICE_BUDGET / sizeof (float) < ((size_t) 1 << 32),
+               "aggregate_group's offsets into a plane fit 32 bits");
+
 /* Adds a filtered group, already weighted (inverse_transform_weighted),
  * to the tile's sums.  Three lanes take a patch row, one run of four
  * pixels aligned in the plane (16 bytes) each, with zeros for the
@@ -842,13 +850,6 @@ add_run (float *sum, const float (&v)[4], const bool (&in)[4])
  * plane of patch weights at the patch's corner, and `aggregate` spreads
  * that plane with the (separable) window.  That halves the reductions
  * in the L2 cache, which bound the hard-thresholding filter.  */
-#define AGG_ROWS_PER_ROUND 10
-
-static_assert (PATCH_PITCH == BM3D_PATCH * ROW_PITCH,
-               "aggregate_group walks a group's rows ROW_PITCH apart");
-static_assert (BM3D_CUDA_DEVICE_BUDGET / sizeof (float) < ((size_t) 1 << 32),
-               "aggregate_group's offsets into a plane fit 32 bits");
-
 __device__ __forceinline__ void
 aggregate_group (float *__restrict__ num, float *__restrict__ weights,
                  int width, const float *est, const int *px, const int *py,
