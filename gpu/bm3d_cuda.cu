@@ -266,17 +266,15 @@ block_match (match_args a)
       for (int x = lane; x < ww; x += 32)
         pix[y * ww + x] = y < wh ? __ldg (src + x) - MATCH_CENTRE : 0.0f;
     }
-  /* Norms of the candidates, then infinity down to the last row a
-   * chunk of candidates reaches, so that a candidate past the window
-   * fails every bound by its distance alone (tau is kept finite
-   * below).  */
+  /* Norms of the candidates, then none down to the last row a chunk
+   * of candidates reaches (MATCH_NORM_NONE).  */
 #pragma unroll 4
   for (int y = warp; y < wh; y += MATCH_WARPS)
     {
       const float *src = a.norms + (size_t) (wy0 + y) * a.width + wx0;
       for (int x = lane; x < ww; x += 32)
         nrm[y * ww + x] = y <= wh - BM3D_PATCH && x <= ww - BM3D_PATCH
-                          ? __ldg (src + x) : __int_as_float (0x7f800000);
+                          ? __ldg (src + x) : MATCH_NORM_NONE;
     }
   __syncthreads ();
   if (rx >= a.ax.n)
@@ -301,11 +299,7 @@ block_match (match_args a)
   const int nrow = wh - BM3D_PATCH + 1;
   const int nchunk = (nrow + 7) / 8;
   const int items = ncol * nchunk;              /* rounds: warp-uniform */
-  /* Finite, and finite times the patch area: candidates are screened
-   * by their unscaled distance s = |P - Q|^2 against the bound times
-   * the area (a power of two, so the same test as s / area <= bound),
-   * and only those that pass are scaled and given a key.  */
-  const float tau = fminf (a.tau, 1e30f);
+  const float tau = a.tau;
 
   /* Sorted across the lanes, smallest in lane 0; the reference's key is
    * 0 and every candidate's is at least 1, so it always leads.  */
@@ -1393,7 +1387,7 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
   ma.ay = ay;
   ma.radius = radius;
   ma.group_max = pp->group_max < BM3D_GROUP_MAX ? pp->group_max : BM3D_GROUP_MAX;
-  ma.tau = pp->tau_match;
+  ma.tau = match_tau (pp->tau_match);
   ma.lists = tb->lists;
   ma.counts = tb->counts;
 

@@ -54,7 +54,8 @@ typedef struct
   ref_axis     ax, ay;
   int          radius;    /* search / 2                                  */
   int          group_max; /* N                                           */
-  float        tau;       /* max distance, per pixel                      */
+  float        tau;       /* max distance, per pixel; finite, and finite
+                           * times the patch area (match_tau)           */
   int          ry_begin, ry_end;
   int         *lists;     /* [batch ref][N] raster positions             */
   int         *counts;    /* [batch ref] group size m                     */
@@ -133,6 +134,20 @@ merge_pending (uint64_t list, uint64_t *pend, int &pending, int lane)
   __syncwarp ();
   pending = max (pending - 32, 0);
   return merge_sorted (list, sort_keys (key, lane), lane);
+}
+
+/* The matchers screen candidates by their unscaled distance s = |P - Q|^2
+ * against the bound times the patch area (a power of two, so the same
+ * test as s / area <= bound) and build a key only for those that pass.
+ * Where no candidate patch fits, the window's norm is MATCH_NORM_NONE
+ * (infinity), so such a candidate fails every bound by its distance
+ * alone, as long as tau stays finite: match_tau.  */
+#define MATCH_NORM_NONE __int_as_float (0x7f800000)
+
+static inline float
+match_tau (float tau)
+{
+  return tau < 1e30f ? tau : 1e30f;
 }
 
 /* A candidate's list key: its distance in the high word (the sum of

@@ -98,11 +98,8 @@ nm_window_for (int x_first, int x_last, int y_top, int y_last, int radius)
 /* Offers the lane's four candidates of reference slot `s` to its list:
  * sd their unscaled distances |P - Q|^2 (infinite where a candidate's
  * patch leaves the plane), in_search whether each displacement belongs
- * to the search, key_base the raster index + 1 of the first.  The bound
- * test runs on the unscaled distance against the bound times the patch
- * area (a power of two, so the same test); the key is built only for a
- * candidate that passes it, as few do once the list is full.
- * Warp-uniform.  */
+ * to the search, key_base the raster index + 1 of the first.  Screened
+ * and keyed as MATCH_NORM_NONE's comment says.  Warp-uniform.  */
 __device__ __forceinline__ void
 nm_offer (uint64_t *lists, uint64_t *pend_all, uint64_t *words, int s,
           const float (&sd)[NM_DX], const bool (&in_search)[NM_DX],
@@ -167,8 +164,7 @@ block_match_strips (match_args a, int strip)
   uint64_t *words = pend + strip * NM_PENDING;    /* strip x 2 words     */
 
   /* The window, zeros outside the plane; norms where a patch fits,
-   * infinity where it does not, so that such a candidate's distance
-   * fails every bound (tau is kept finite below).  */
+   * MATCH_NORM_NONE where it does not.  */
   for (int t = threadIdx.x; t < win.w * win.h; t += blockDim.x)
     {
       const int y = win.y0 + t / win.w, x = win.x0 + t % win.w;
@@ -179,7 +175,7 @@ block_match_strips (match_args a, int strip)
       pix[t] = in ? __ldg (a.plane + (size_t) y * a.width + x)
                     - BM3D_MATCH_CENTRE : 0.0f;
       nrm[t] = fits ? __ldg (a.norms + (size_t) y * a.width + x)
-                    : __int_as_float (0x7f800000);
+                    : MATCH_NORM_NONE;
     }
   __syncthreads ();
 
@@ -188,8 +184,7 @@ block_match_strips (match_args a, int strip)
     return;
   const int xr = ref_coord (a.ax, rx);
   const int rows = rr1 - rr0;
-  /* Finite, and finite times the patch area (see nm_offer).  */
-  const float tau = fminf (a.tau, 1e30f);
+  const float tau = a.tau;
 
   /* Lists: the reference's key 0 in lane 0 (it always leads), empty
    * slots all ones; the entry bound tau; nothing waiting.  The rows
