@@ -316,8 +316,16 @@ block_match (match_args a)
   for (int base = 0; base < items; base += 16)
     {
       const bool active = chunk < nchunk;
+      /* Chunks from the middle of the window outwards (2, 1, 3, 0, 4 of
+       * five): good candidates lie near the reference more often than
+       * at the window's edge, so the entry bound tightens sooner and
+       * fewer candidates wait to be merged; the list is the same in any
+       * order.  */
+      const int mid = nchunk >> 1;
+      const int ch = active ? mid + ((chunk & 1) ? -((chunk + 1) >> 1)
+                                                 : (chunk >> 1)) : 0;
       const int lx = cx0 - wx0 + (active ? col : 0);
-      const int ly = (active ? chunk : 0) * 8;
+      const int ly = ch * 8;
       float acc[8];
 
 #pragma unroll
@@ -909,11 +917,22 @@ collaborative_filter (const filter_args &a)
   float *buf = smem + warp * warp_floats;
   int *pos = (int *) (smem + warps * warp_floats) + warp * 64;
   int *px = pos, *py = pos + 32;
-  float *kaiser = smem + warps * (warp_floats + 64);
+  /* The Kaiser window: the hard filter's blocks are short (a few
+   * groups a warp), and copying the window into shared memory and
+   * waiting for the copy cost them more than reading constant memory;
+   * the Wiener filter's groups take about three times as long and gain
+   * from the copy (both measured, BENCHMARKS.md).  */
+  const float *kaiser = c_kaiser[0];
 
-  for (int t = threadIdx.x; t < BM3D_PATCH_AREA; t += blockDim.x)
-    kaiser[t] = c_kaiser[WIENER][t];
-  __syncthreads ();
+  if (WIENER)
+    {
+      float *copy = smem + warps * (warp_floats + 64);
+
+      for (int t = threadIdx.x; t < BM3D_PATCH_AREA; t += blockDim.x)
+        copy[t] = c_kaiser[1][t];
+      __syncthreads ();
+      kaiser = copy;
+    }
 
   const float sigma = a.sigma[c];
   const int groups = (rx1 - rx0) * (ry1 - ry0);
@@ -1107,8 +1126,9 @@ aggregate (aggregate_args a)
 typedef struct
 {
   int           warps;
-  int           rect;      /* references per block side */
-  size_t        smem;      /* dynamic shared bytes      */
+  int           rect_x;    /* references per block, across */
+  int           rect_y;    /* and down                     */
+  size_t        smem;      /* dynamic shared bytes         */
 } filter_config;
 
 
@@ -1297,25 +1317,30 @@ upload_tables (bm3d_job *job)
   return BM3D_OK;
 }
 
-/* Block shape of a filter kernel: 4x4 references (on an H100 this beat
- * 8x8, and 2x2 with the sums in global memory), fewer warps where
- * shared memory is short.  */
+/* Block shape of a filter kernel: 4x4 references for the Wiener filter
+ * (on an H100 this beat 8x8, and 2x2 with the sums in global memory),
+ * 8x4 for the hard-thresholding filter, whose groups are shorter: four
+ * a warp beat two (4x4), and 8x8 and 16x8 left too few blocks for the
+ * last wave on gray images (BENCHMARKS.md); fewer warps where shared
+ * memory is short.  */
 template <bool WIENER>
 static filter_config
 filter_config_for (const bm3d_cuda_device *dev, int group_max)
 {
   const int warp_floats = filter_warp_floats (WIENER, group_max);
   static const int warps_try[] = { WIENER ? WIENER_WARPS : HARD_WARPS, 4, 2, 1 };
-  static const int rect_try[] = { 4, 4, 4, 2 };
-  filter_config f = { 1, 1, 0 };
+  static const int rect_x_try[] = { WIENER ? 4 : 8, 4, 4, 2 };
+  static const int rect_y_try[] = { 4, 4, 4, 2 };
+  filter_config f = { 1, 1, 1, 0 };
 
   for (int i = 0; i < 4; i++)
     {
       size_t bytes = sizeof (float) * (size_t) warps_try[i] * warp_floats
                      + sizeof (int) * 64 * warps_try[i]
-                     + sizeof (float) * BM3D_PATCH_AREA;
+                     + (WIENER ? sizeof (float) * BM3D_PATCH_AREA : 0);
       f.warps = warps_try[i];
-      f.rect = rect_try[i];
+      f.rect_x = rect_x_try[i];
+      f.rect_y = rect_y_try[i];
       f.smem = bytes;
       if (bytes <= (size_t) dev->smem_optin)
         break;
@@ -1407,7 +1432,8 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
   fa.ay = ay;
   fa.radius = radius;
   fa.group_max = ma.group_max;
-  fa.rect_x = fa.rect_y = fc.rect;
+  fa.rect_x = fc.rect_x;
+  fa.rect_y = fc.rect_y;
   fa.lists = tb->lists;
   fa.counts = tb->counts;
 
@@ -1423,7 +1449,7 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
   const bool new_match = second
                          && bm3d_cuda_match_shape (pp->step, radius,
                                                    dev->smem_optin, &ms);
-  const int rect = new_filter ? fs.rect : fc.rect;
+  const int rect = new_filter ? fs.rect : fc.rect_y;
 
   /* Batches of whole filter blocks (batch_rows is a multiple of 8).  */
   int rows = tb->batch_rows - tb->batch_rows % rect;
@@ -1452,8 +1478,8 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
                                                        dev->stream));
       else
         {
-          dim3 grid ((ax.n + fc.rect - 1) / fc.rect,
-                     (ry_end - ry + fc.rect - 1) / fc.rect, tb->channels);
+          dim3 grid ((ax.n + fc.rect_x - 1) / fc.rect_x,
+                     (ry_end - ry + fc.rect_y - 1) / fc.rect_y, tb->channels);
           filter<<<grid, fc.warps * 32, fc.smem, dev->stream>>> (fa);
           BM3D_CUDA_CHECK_LAUNCH (job, "collaborative_filter");
         }
