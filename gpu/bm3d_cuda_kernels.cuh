@@ -81,6 +81,18 @@ typedef struct
 
 /* ---- the best N of a reference's candidates (both matchers) ---------- */
 
+/* One compare-exchange of a bitonic network: the smaller of the lane's
+ * key and its partner's where the lane keeps the minimum, else the
+ * larger.  One 64-bit comparison decides both cases (equal keys are
+ * the same value either way), where min and max would take two.  */
+__device__ __forceinline__ uint64_t
+exchange_keys (uint64_t key, int stride, bool keep_min)
+{
+  const uint64_t other = __shfl_xor_sync (BM3D_CUDA_FULL_MASK, key, stride);
+
+  return (other < key) == keep_min ? other : key;
+}
+
 /* Sorts one 64-bit key per lane across the warp, smallest in lane 0
  * (bitonic sort).  */
 __device__ __forceinline__ uint64_t
@@ -91,11 +103,10 @@ sort_keys (uint64_t key, int lane)
 #pragma unroll
     for (int stride = size >> 1; stride > 0; stride >>= 1)
       {
-        const uint64_t other = __shfl_xor_sync (BM3D_CUDA_FULL_MASK, key, stride);
         const bool ascending = (lane & size) == 0 || size == 32;
         const bool lower = (lane & stride) == 0;
 
-        key = lower == ascending ? min (key, other) : max (key, other);
+        key = exchange_keys (key, stride, lower == ascending);
       }
   return key;
 }
@@ -110,11 +121,7 @@ merge_sorted (uint64_t list, uint64_t sorted, int lane)
 
 #pragma unroll
   for (int stride = 16; stride > 0; stride >>= 1)
-    {
-      const uint64_t other = __shfl_xor_sync (BM3D_CUDA_FULL_MASK, key, stride);
-
-      key = (lane & stride) == 0 ? min (key, other) : max (key, other);
-    }
+    key = exchange_keys (key, stride, (lane & stride) == 0);
   return key;
 }
 
