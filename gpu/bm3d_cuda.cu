@@ -110,10 +110,10 @@ __constant__ float c_kaiser_1d[2][BM3D_PATCH];
 
 /* The two 2D transforms' matrices again, as compile-time constants
  * ([kind][forward, inverse], kinds as bm3d_transform_kind): the
- * filters are built for each, so products by zeros vanish (24 of the 64
- * entries of bior1.5's forward matrix, 16 of its inverse's) and the rest
- * become immediate operands; on an H100 that took 7 % off both phases
- * (BENCHMARKS.md).  They are bm3d_transform_2d_init's tables to nine
+ * filters are built for each, so products by zeros are left out (24 of
+ * the 64 entries of bior1.5's forward matrix, 16 of its inverse's; see
+ * transform_1d) and the rest become immediate operands; on an H100 the
+ * immediates took 7 % off both phases (BENCHMARKS.md).  They are bm3d_transform_2d_init's tables to nine
  * digits, entries below 1e-6 (rounding left by the inversion) as 0;
  * literal_transforms_check compares them with those tables, and the
  * filters read c_transform instead should they ever differ.  */
@@ -495,8 +495,11 @@ dct_inverse (float (&v)[BM3D_PATCH])
 }
 
 /* v = M v for the 8x8 matrix T (transform_entry): the DCT in its
- * butterfly form, other kinds as a product whose zero entries the
- * compiler drops (bior1.5 has 40).  */
+ * butterfly form, other kinds as a product without the literal table's
+ * zero entries (bior1.5's forward matrix has 24, its inverse 16).  The
+ * compiler keeps a product by a literal zero, since 0 * v is not 0 for
+ * every float v, so they are left out here: for the finite pixels of
+ * an image the sums are the same.  */
 template <int K, int T>
 __device__ __forceinline__ void
 transform_1d (float (&v)[BM3D_PATCH])
@@ -518,7 +521,12 @@ transform_1d (float (&v)[BM3D_PATCH])
           float s = 0.0f;
 #pragma unroll
           for (int b = 0; b < BM3D_PATCH; b++)
-            s = fmaf (transform_entry<K, T> (o, b), v[b], s);
+            {
+              const float e = transform_entry<K, T> (o, b);
+
+              if (K == TRANSFORM_TABLE || e != 0.0f)
+                s = fmaf (e, v[b], s);
+            }
           out[o] = s;
         }
 #pragma unroll
@@ -702,12 +710,14 @@ gather_columns (float *buf, const float *__restrict__ plane, int width,
       const int p = base + (lane >> 3);
       const bool in = p < m;
       const int q = min (p, m - 1);
-      const float *src = plane + (size_t) py[q] * width + px[q] + j;
+      const float *src = plane + ((size_t) py[q] * width + px[q] + j);
       float v[BM3D_PATCH];
 
+      /* Row by row, a pointer step each: indexing src by i * width
+       * made every load a 64-bit multiply-add of its own.  */
 #pragma unroll
-      for (int i = 0; i < BM3D_PATCH; i++)
-        v[i] = in ? __ldg (src + (size_t) i * width) : 0.0f;
+      for (int i = 0; i < BM3D_PATCH; i++, src += width)
+        v[i] = in ? __ldg (src) : 0.0f;
       transform_1d<K, T> (v);
       if (in)
 #pragma unroll
