@@ -113,10 +113,11 @@ __constant__ float c_kaiser_1d[2][BM3D_PATCH];
  * filters are built for each, so products by zeros are left out (24 of
  * the 64 entries of bior1.5's forward matrix, 16 of its inverse's; see
  * transform_1d) and the rest become immediate operands; on an H100 the
- * immediates took 7 % off both phases (BENCHMARKS.md).  They are bm3d_transform_2d_init's tables to nine
- * digits, entries below 1e-6 (rounding left by the inversion) as 0;
- * literal_transforms_check compares them with those tables, and the
- * filters read c_transform instead should they ever differ.  */
+ * immediates took 7 % off both phases (BENCHMARKS.md).  They are
+ * bm3d_transform_2d_init's tables to nine digits, entries below 1e-6
+ * (rounding left by the inversion) as 0; literal_transforms_check
+ * compares them with those tables, and the filters read c_transform
+ * instead should they ever differ.  */
 #define TRANSFORM_TABLE (-1)      /* kind: read c_transform          */
 
 #define TRANSFORM_LITERALS \
