@@ -29,6 +29,11 @@
  *                    tau) is dropped with one compare, the others wait in
  *                    a per-warp buffer in shared memory until 32 of them
  *                    can be sorted and merged into the list at once.
+ *   block_match_rows (bm3d_cuda_match_rows.cu) takes the place of
+ *                    block_match on large tiles at the reference step 3:
+ *                    a warp per row of 30 references, whose distance
+ *                    products it shares (24 multiply-adds a distance
+ *                    instead of 64), the same keys and merges.
  *   collaborative_filter_hard / _wiener
  *                    a warp per 3D group: gather with the 2D
  *                    transform's column pass done in registers on the
@@ -96,6 +101,17 @@
 #define MATCH_PENDING 64
 
 #define MATCH_CENTRE BM3D_MATCH_CENTRE
+
+/* References per SM a batch needs before block_match_rows beats
+ * block_match: 16 of its warps (four blocks) of 30 references.  */
+#ifndef ROW_MATCH_REFS_PER_SM
+#define ROW_MATCH_REFS_PER_SM (16 * 30)
+#endif
+
+/* Rows of patch norms defined above and below a tile (MATCH_NORM_NONE),
+ * for a search window of up to 75 (bm3d.h): block_match_rows reads a
+ * candidate's norm from the plane without a test.  */
+#define NORM_PAD_ROWS 37
 
 /* References per batch (about): bounds the match lists' memory.  */
 #define BATCH_REFS   (1 << 17)
@@ -207,16 +223,24 @@ __device__ constexpr float k_transform[2][2][BM3D_PATCH][BM3D_PATCH]
 /* ---- patch norms ------------------------------------------------------ */
 
 /* |Q|^2 of every 8x8 patch of the centred plane, at its top-left corner
- * (pitch: the plane's width).  */
+ * (pitch: the plane's width), for the rows -pad .. height + pad - 1;
+ * MATCH_NORM_NONE at the corners where no patch fits, so a matcher that
+ * reads the plane directly, up to `pad` rows past the plane, never
+ * keeps those.  */
 __global__ void
-patch_norms (const float *__restrict__ plane, int width, int height,
+patch_norms (const float *__restrict__ plane, int width, int height, int pad,
              float *__restrict__ norms)
 {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
-  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int y = blockIdx.y * blockDim.y + threadIdx.y - pad;
 
-  if (x > width - BM3D_PATCH || y > height - BM3D_PATCH)
+  if (x >= width || y >= height + pad)
     return;
+  if (x > width - BM3D_PATCH || y < 0 || y > height - BM3D_PATCH)
+    {
+      norms[(ptrdiff_t) y * width + x] = MATCH_NORM_NONE;
+      return;
+    }
   float s = 0.0f;
   for (int i = 0; i < BM3D_PATCH; i++)
     {
@@ -241,7 +265,7 @@ block_match (match_args a)
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const int ry = a.ry_begin + blockIdx.y;
-  const int rx_first = blockIdx.x * MATCH_WARPS;
+  const int rx_first = a.rx_begin + blockIdx.x * MATCH_WARPS;
   const int rx_last = min (a.ax.n - 1, rx_first + MATCH_WARPS - 1);
   const int rx = rx_first + warp;
   const int yr = ref_coord (a.ay, ry);
@@ -1184,6 +1208,32 @@ bm3d_cuda_kernel_set (void)
   return kernel_set;
 }
 
+/* BM3D_CUDA_MATCH=rows|warp, read once per process: block_match_rows
+ * wherever it applies, or never; unset or unknown, by the batch's size
+ * (run_phase).  A testing and benchmarking switch.  */
+typedef enum { ROW_MATCH_BY_SIZE, ROW_MATCH_ALWAYS, ROW_MATCH_NEVER } row_match_rule;
+
+static pthread_once_t row_match_once = PTHREAD_ONCE_INIT;
+static row_match_rule row_match_set = ROW_MATCH_BY_SIZE;
+
+static void
+row_match_read (void)
+{
+  const char *v = getenv ("BM3D_CUDA_MATCH");
+
+  if (v && strcmp (v, "rows") == 0)
+    row_match_set = ROW_MATCH_ALWAYS;
+  else if (v && strcmp (v, "warp") == 0)
+    row_match_set = ROW_MATCH_NEVER;
+}
+
+static row_match_rule
+row_match_rule_get (void)
+{
+  pthread_once (&row_match_once, row_match_read);
+  return row_match_set;
+}
+
 /* ---- host side: sizes ------------------------------------------------- */
 
 /* Planes of a tile on the device: noisy, basic, numerator and patch
@@ -1203,10 +1253,24 @@ batch_rows_for (const ref_axis *ax, int rect)
   return rows < (size_t) rect ? (size_t) rect : rows;
 }
 
+/* Per batch reference: its count and list, and the row matcher's list
+ * of 64-bit keys while it searches (block_match_rows).  */
+#define REF_BYTES ((BM3D_GROUP_MAX + 1) * sizeof (int) \
+                   + BM3D_GROUP_MAX * sizeof (uint64_t))
+
 static size_t
 list_bytes (int batch_rows, int nx)
 {
-  return (size_t) batch_rows * nx * (BM3D_GROUP_MAX + 1) * sizeof (int);
+  return (size_t) batch_rows * nx * REF_BYTES + 256;
+}
+
+/* Device bytes beside a tile's planes: the lists of a batch at the
+ * largest tile, and the norms' padding rows.  */
+static size_t
+tile_fixed_bytes (void)
+{
+  return (size_t) (BATCH_REFS + 16 * 4096) * REF_BYTES
+         + 2 * NORM_PAD_ROWS * 4096 * sizeof (float);
 }
 
 extern "C" int
@@ -1217,7 +1281,7 @@ bm3d_cuda_tile_side (const bm3d_job *job)
   int side;
 
   /* Lists: at most about BATCH_REFS references plus one block row.  */
-  lists = (size_t) (BATCH_REFS + 16 * 4096) * (BM3D_GROUP_MAX + 1) * sizeof (int);
+  lists = tile_fixed_bytes ();
   if (budget < lists + ((size_t) 64 << 20))
     return 3 * BM3D_PATCH * 8;
   pixels = (budget - lists) / plane_bytes_per_pixel (job->channels);
@@ -1379,9 +1443,10 @@ typedef struct
   float        *basic[BM3D_MAX_CHANNELS];
   float        *num[BM3D_MAX_CHANNELS];
   float        *weights[BM3D_MAX_CHANNELS];
-  float        *norms;
+  float        *norm_rows;      /* norms, NORM_PAD_ROWS rows above row 0 */
   int          *lists;
   int          *counts;
+  uint64_t     *keys;
   int           batch_rows;
   size_t        plane_floats;   /* floats a plane holds, padding included */
 } tile_buffers;
@@ -1407,10 +1472,12 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
                             : filter_config_for<false> (dev, group_max);
   match_args ma;
   filter_args fa;
-  dim3 nb ((tb->width + 31) / 32, (tb->height + 7) / 8);
+  dim3 nb ((tb->width + 31) / 32, (tb->height + 2 * radius + 7) / 8);
 
+  float *norms = tb->norm_rows + (size_t) NORM_PAD_ROWS * tb->width;
   patch_norms<<<nb, dim3 (32, 8), 0, dev->stream>>> (match_plane[0], tb->width,
-                                                       tb->height, tb->norms);
+                                                       tb->height, radius,
+                                                       norms);
   BM3D_CUDA_CHECK_LAUNCH (job, "patch_norms");
 
   int mw = pp->step * (MATCH_WARPS - 1) + 2 * radius + BM3D_PATCH;
@@ -1428,7 +1495,7 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
 
   memset (&ma, 0, sizeof ma);
   ma.plane = match_plane[0];
-  ma.norms = tb->norms;
+  ma.norms = norms;
   ma.width = tb->width;
   ma.height = tb->height;
   ma.ax = ax;
@@ -1438,6 +1505,7 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
   ma.tau = match_tau (pp->tau_match);
   ma.lists = tb->lists;
   ma.counts = tb->counts;
+  ma.keys = tb->keys;
 
   memset (&fa, 0, sizeof fa);
   for (int c = 0; c < tb->channels; c++)
@@ -1473,6 +1541,23 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
                          && bm3d_cuda_match_shape (pp->step, radius,
                                                    dev->smem_optin, &ms);
   const int rect = new_filter ? fs.rect : fc.rect_y;
+  /* The classic set matches along reference rows where that layout
+   * applies (the reference step 3) and fits, and the batches fill the
+   * device: its warps take 30 references each, so on a small tile too
+   * few of them run at once to hide their latency (BENCHMARKS.md);
+   * block_match takes the rest, and the last column where the grid adds
+   * one.  */
+  const size_t row_smem = new_match ? 0
+                          : bm3d_cuda_row_match_smem (pp->step, radius,
+                                                      ma.group_max,
+                                                      dev->smem_optin);
+  const size_t batch_refs = (size_t) ax.n
+                            * (ay.n < tb->batch_rows ? ay.n : tb->batch_rows);
+  const row_match_rule rule = row_match_rule_get ();
+  const bool row_match = row_smem > 0 && rule != ROW_MATCH_NEVER
+                         && (rule == ROW_MATCH_ALWAYS
+                             || batch_refs >= (size_t) dev->sm_count
+                                              * ROW_MATCH_REFS_PER_SM);
 
   /* Batches of whole filter blocks (batch_rows is a multiple of 8).  */
   int rows = tb->batch_rows - tb->batch_rows % rect;
@@ -1487,6 +1572,19 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
       ma.ry_end = fa.ry_end = ry_end;
       if (new_match)
         BM3D_CUDA_CHECK (job, bm3d_cuda_match_launch (&ma, &ms, dev->stream));
+      else if (row_match)
+        {
+          BM3D_CUDA_CHECK (job, bm3d_cuda_row_match_launch (&ma, row_smem,
+                                                            dev->stream));
+          if (ax.n > ax.n_regular)
+            {
+              ma.rx_begin = ax.n_regular;
+              block_match<<<dim3 (1, ry_end - ry), MATCH_WARPS * 32,
+                            match_smem, dev->stream>>> (ma);
+              BM3D_CUDA_CHECK_LAUNCH (job, "block_match");
+              ma.rx_begin = 0;
+            }
+        }
       else
         {
           block_match<<<dim3 ((ax.n + MATCH_WARPS - 1) / MATCH_WARPS,
@@ -1561,12 +1659,20 @@ tile_buffers_reserve (int max_w, int max_h, int C, size_t extra,
   const ref_axis *ax = ax1.n > ax2.n ? &ax1 : &ax2;
   /* Room for aggregate_group's last run of four past the last pixel.  */
   const size_t plane_floats = ((size_t) max_w * max_h + 4 + 63) & ~(size_t) 63;
-  const int rows = (int) batch_rows_for (ax, 8);
+  /* Batches of whole blocks of 8 reference rows, no more than a tile
+   * holds.  */
+  const ref_axis ay1 = ref_axis_for (max_h, job->profile.hard.step);
+  const ref_axis ay2 = ref_axis_for (max_h, job->profile.wiener.step);
+  const int tile_rows = ((ay1.n > ay2.n ? ay1.n : ay2.n) + 7) / 8 * 8;
+  const int rows = (int) batch_rows_for (ax, 8) < tile_rows
+                   ? (int) batch_rows_for (ax, 8) : tile_rows;
+  const size_t norm_floats = (plane_floats + 2 * (size_t) NORM_PAD_ROWS * max_w
+                              + 63) & ~(size_t) 63;
   size_t bytes, off = 0, list_off;
   bm3d_status status;
 
-  bytes = plane_floats * sizeof (float) * (4 * C + 1) + list_bytes (rows, ax->n)
-          + 256;
+  bytes = (plane_floats * 4 * C + norm_floats) * sizeof (float)
+          + list_bytes (rows, ax->n) + 256;
   list_off = bytes;
   bytes += (extra + 255) & ~(size_t) 255;
   if ((status = bm3d_cuda_reserve (job, bytes)) != BM3D_OK)
@@ -1585,9 +1691,12 @@ tile_buffers_reserve (int max_w, int max_h, int C, size_t extra,
       tb->num[c] = f + off; off += plane_floats;
       tb->weights[c] = f + off; off += plane_floats;
     }
-  tb->norms = f + off; off += plane_floats;
+  tb->norm_rows = f + off; off += norm_floats;
   tb->counts = (int *) (f + off);
   tb->lists = tb->counts + ((size_t) rows * ax->n + 63) / 64 * 64;
+  tb->keys = (uint64_t *) (tb->lists
+                           + ((size_t) rows * ax->n * BM3D_GROUP_MAX + 63)
+                             / 64 * 64);
   if (extra_ptr)
     *extra_ptr = (char *) dev->workspace + list_off;
   return BM3D_OK;
@@ -1735,8 +1844,7 @@ denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
   const int colour = ch - (in->has_alpha ? 1 : 0);
   const size_t out_bytes = ((size_t) W * H * ch * sizeof (float) + 255)
                            & ~(size_t) 255;
-  const size_t lists = (size_t) (BATCH_REFS + 16 * 4096)
-                       * (BM3D_GROUP_MAX + 1) * sizeof (int);
+  const size_t lists = tile_fixed_bytes ();
   const size_t per_px = plane_bytes_per_pixel (colour) + ch * sizeof (float);
   const int margin = job->margin;
   bm3d_cuda_device *dev = bm3d_cuda_device_of (job);

@@ -57,8 +57,10 @@ typedef struct
   float        tau;       /* max distance, per pixel; finite, and finite
                            * times the patch area (match_tau)           */
   int          ry_begin, ry_end;
+  int          rx_begin;  /* first reference column (block_match)       */
   int         *lists;     /* [batch ref][N] raster positions             */
   int         *counts;    /* [batch ref] group size m                     */
+  uint64_t    *keys;      /* [batch ref][N] block_match_rows' lists       */
 } match_args;
 
 typedef struct
@@ -192,6 +194,21 @@ typedef enum
 /* BM3D_CUDA_KERNELS=classic|new, read once per process (a benchmarking
  * switch; unset or unknown: the default).  */
 bm3d_cuda_kernels bm3d_cuda_kernel_set (void);
+
+/* ---- block matching along reference rows (bm3d_cuda_match_rows.cu) ---- */
+
+/* Dynamic shared bytes of block_match_rows for these parameters, or 0
+ * where it does not apply: a reference step other than 3, N > 32, or
+ * a device (smem_optin: shared bytes a block may opt into) where four
+ * of its blocks do not fit an SM.  */
+size_t bm3d_cuda_row_match_smem (int step, int radius, int group_max,
+                                 int smem_optin);
+
+/* Matches the batch's references of the regular columns (those at
+ * multiples of the step: ax.n_regular); the caller matches the last
+ * column when the grid adds one.  */
+cudaError_t bm3d_cuda_row_match_launch (const match_args *ma, size_t smem,
+                                        cudaStream_t stream);
 
 /* ---- second-round filtering (bm3d_cuda_filter.cu) --------------------- */
 

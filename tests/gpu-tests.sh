@@ -8,14 +8,16 @@
 # BM3D_GPU_TEST_KEEP=DIR keeps the images and logs in DIR;
 # BM3D_GPU_TEST_QUICK=1 leaves out the 4001x2999 and 100 MP cases;
 # BM3D_CUDA_KERNELS=classic|new picks the CUDA kernel set under test
-# (gpu/bm3d_cuda.cu; unset: its default).
+# (gpu/bm3d_cuda.cu; unset: its default).  The default set matches
+# large tiles with block_match_rows and small ones with block_match;
+# four tests run the first on small images too (BM3D_CUDA_MATCH=rows).
 set -u
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$top_srcdir/tests/gpu-lib.sh"
 options=$top_builddir/tests/gpu-options
 
-echo "1..18"
+echo "1..22"
 printf '%s\n' "$version" | sed 's/^/# /'
 echo "# CUDA kernel set: ${BM3D_CUDA_KERNELS:-default}"
 
@@ -82,6 +84,55 @@ for geom in "1 1 1" "7 7 3" "1000 9 1" "4001 2999 3"; do
   else
     not_ok "$name"
   fi
+done
+
+# ---- the row matcher on small images (4 tests) ---------------------------
+# block_match_rows, which the default set takes for large tiles only:
+# camera (sigma 25, from above), a 1000x9 image whose last reference
+# column is off the step of 3 (block_match takes it), and the sanitizers
+# that watch its shared and global memory on the 67x45 image below.
+base=$tmp/camera-25
+name="camera sigma 25, block_match_rows: GPU PSNR within 0.05 dB of the CPU's"
+if BM3D_CUDA_MATCH=rows "$denoise" --backend cuda --sigma 25 \
+     "$base-noisy.pfm" "$base-rows.pfm" 2>"$base-rows.log"; then
+  p_cpu=$(psnr_of "$base-cpu.pfm" "$tmp/camera-clean.pfm")
+  p_rows=$(psnr_of "$base-rows.pfm" "$tmp/camera-clean.pfm")
+  d=$(awk -v a="$p_cpu" -v b="$p_rows" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.4f", d }')
+  echo "# camera sigma 25: CPU $p_cpu dB, GPU (rows) $p_rows dB, difference $d dB;" \
+       "GPU (rows) vs CPU: $("$bench" --diff "$base-cpu.pfm" "$base-rows.pfm")"
+  if le "$d" 0.05; then ok "$name"; else not_ok "$name"; fi
+else
+  not_ok "$name (the command failed)"
+  show "$base-rows.log"
+fi
+base=$tmp/odd-1000x9
+name="1000x9, block_match_rows and block_match's last column: GPU matches the CPU"
+if BM3D_CUDA_MATCH=rows "$denoise" --backend cuda "$base-noisy.pfm" \
+     "$base-rows.pfm" 2>"$base-rows.log"; then
+  agree=$("$bench" --diff "$base-cpu.pfm" "$base-rows.pfm")
+  echo "# 1000x9 (rows): GPU vs CPU: $agree"
+  p=$(echo "$agree" | awk '{ print $2 }')
+  if [ "$p" = inf ] || le 40 "$p"; then ok "$name"; else not_ok "$name"; fi
+else
+  not_ok "$name (the command failed)"
+  show "$base-rows.log"
+fi
+"$bench" --synth 67 45 3 "$tmp/small-clean.pfm"
+"$denoise" --add-noise 25 --seed 5 "$tmp/small-clean.pfm" "$tmp/small-noisy.pfm"
+for tool in memcheck initcheck; do
+  name="compute-sanitizer $tool is clean on a 67x45 RGB image, block_match_rows"
+  if [ -z "$sanitizer" ]; then
+    skip "$name" "compute-sanitizer not found"
+    continue
+  fi
+  if BM3D_CUDA_MATCH=rows "$sanitizer" --tool "$tool" --error-exitcode 3 \
+       "$denoise" --backend cuda "$tmp/small-noisy.pfm" "$tmp/small-rows-$tool.pfm" \
+       >"$tmp/sanitizer-rows-$tool.log" 2>&1; then
+    ok "$name"
+  else
+    not_ok "$name"
+  fi
+  tail -n 5 "$tmp/sanitizer-rows-$tool.log" | show /dev/stdin
 done
 
 # ---- the expert options (1 test) ----------------------------------------
