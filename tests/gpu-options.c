@@ -48,6 +48,12 @@ static const option_set sets[] = {
     BM3D_MODE_BM3D_FAST, 50.0f, { 31, 2, 0, 4, 0.0f, 0.0f } },
   { "groups of one patch",
     BM3D_MODE_BM3D, 25.0f, { 0, 1, 1, 0, 0.0f, 0.0f } },
+  /* The reference step of block_match_rows, other windows and groups
+   * (gpu-tests.sh runs the sets with it too).  */
+  { "search 21, step 3, groups 8/16, lambda 3",
+    BM3D_MODE_BM3D, 25.0f, { 21, 8, 16, 3, 3.0f, 0.0f } },
+  { "search 9, step 3, groups 4/32",
+    BM3D_MODE_BM3D, 15.0f, { 9, 4, 32, 3, 0.0f, 0.0f } },
 };
 
 static double

@@ -17,7 +17,7 @@ top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$top_srcdir/tests/gpu-lib.sh"
 options=$top_builddir/tests/gpu-options
 
-echo "1..22"
+echo "1..23"
 printf '%s\n' "$version" | sed 's/^/# /'
 echo "# CUDA kernel set: ${BM3D_CUDA_KERNELS:-default}"
 
@@ -86,11 +86,12 @@ for geom in "1 1 1" "7 7 3" "1000 9 1" "4001 2999 3"; do
   fi
 done
 
-# ---- the row matcher on small images (4 tests) ---------------------------
+# ---- the row matcher on small images (5 tests) ---------------------------
 # block_match_rows, which the default set takes for large tiles only:
 # camera (sigma 25, from above), a 1000x9 image whose last reference
-# column is off the step of 3 (block_match takes it), and the sanitizers
-# that watch its shared and global memory on the 67x45 image below.
+# column is off the step of 3 (block_match takes it), the expert
+# options (the sets at step 3 use it), and the sanitizers that watch its
+# shared and global memory on the 67x45 image below.
 base=$tmp/camera-25
 name="camera sigma 25, block_match_rows: GPU PSNR within 0.05 dB of the CPU's"
 if BM3D_CUDA_MATCH=rows "$denoise" --backend cuda --sigma 25 \
@@ -116,6 +117,18 @@ if BM3D_CUDA_MATCH=rows "$denoise" --backend cuda "$base-noisy.pfm" \
 else
   not_ok "$name (the command failed)"
   show "$base-rows.log"
+fi
+name="expert options, block_match_rows: GPU matches the CPU"
+BM3D_CUDA_MATCH=rows "$options" "$data/astronaut.png" 160 128 \
+  >"$tmp/options-rows.log" 2>&1
+rc=$?
+show "$tmp/options-rows.log"
+if [ "$rc" = 0 ]; then
+  ok "$name"
+elif [ "$rc" = 77 ]; then
+  skip "$name" "no CUDA device"
+else
+  not_ok "$name"
 fi
 "$bench" --synth 67 45 3 "$tmp/small-clean.pfm"
 "$denoise" --add-noise 25 --seed 5 "$tmp/small-clean.pfm" "$tmp/small-noisy.pfm"
