@@ -73,24 +73,37 @@
  * of candidate rows turns once.  */
 #define RM_CHUNK    8
 
-/* Keys a lane's buffer holds: a look merges every buffer when one holds
- * more than RM_PENDING - RM_CHUNK, so the next look's keys always fit;
- * it then takes the buffers holding more than RM_MERGE_MIN (a merge
- * costs the same for one key as for 32).  Between two lanes' buffers an
- * odd number of keys, so a warp's reads of one buffer and the lanes'
- * writes into their own fall in distinct banks.  */
-#define RM_PENDING     24
-#define RM_MERGE_MIN   12
+/* Candidates a lane's buffer holds: a look merges every buffer when one
+ * holds more than RM_PENDING - RM_CHUNK, so the next look's candidates
+ * always fit; it then takes the buffers holding more than RM_MERGE_MIN
+ * (a merge costs the same for one key as for 32, so the fuller the
+ * buffers, the fewer the merges).  A waiting candidate is its distance
+ * and its displacement (rm_code), 6 bytes, not its 8-byte key: so 32 fit
+ * where 24 keys did.  Between two lanes' buffers an odd number of
+ * entries, so a warp's reads of one buffer fall in distinct banks.  */
+#define RM_PENDING     32
+#define RM_MERGE_MIN   20
 #define RM_PEND_STRIDE (RM_PENDING + 1)
 
 static_assert (RM_REFS == 30, "three columns a lane, eight a patch");
 static_assert (RM_CHUNK == BM3D_PATCH, "the ring turns once a chunk");
 static_assert (RM_PENDING <= 32 && RM_MERGE_MIN < RM_PENDING - RM_CHUNK,
                "a buffer is sorted by the warp and holds a look");
-static_assert (RM_PEND_STRIDE % 2 == 1, "buffers an odd number of keys apart");
+static_assert (RM_PEND_STRIDE % 2 == 1, "buffers an odd number of entries apart");
+static_assert (RM_REFS * RM_PEND_STRIDE * 6 % 4 == 0,
+               "a warp's buffers keep the next ones' floats aligned");
 
-/* Shared memory of a block: per warp the lanes' buffers (lane l's key k
- * at l * RM_PEND_STRIDE + k), then the window's pixels.  */
+/* A displacement as a buffer entry: row d = dy + radius of the walk and
+ * dx + radius, each below 128 for search windows up to 75 (bm3d.h).  */
+__device__ __forceinline__ uint16_t
+rm_code (int d, int dx, int radius)
+{
+  return (uint16_t) (d * 128 + dx + radius);
+}
+
+/* Shared memory of a block: per warp the lanes' buffers, distances
+ * (lane l's entry k at l * RM_PEND_STRIDE + k) then displacements in the
+ * same places; then the window's pixels.  */
 typedef struct
 {
   int w;           /* floats per row: 32 lanes' columns and the search   */
@@ -128,18 +141,33 @@ rm_window_for (int radius, int row_span)
   return w;
 }
 
-/* Reference r's list merged with its buffer's n keys: the buffer
- * sorted across the warp, then a bitonic merge (bm3d_cuda_kernels.cuh).
- * Warp-uniform.  */
-__device__ __forceinline__ uint64_t
-rm_merged (const uint64_t *lists, const uint64_t *pend, int r, int n,
-           int group_max, int lane)
+/* The warp's buffers: distances and displacements.  */
+typedef struct
 {
-  const uint64_t list = lane < group_max ? lists[r * group_max + lane]
-                                         : ~(uint64_t) 0;
-  const uint64_t key = lane < n ? pend[r * RM_PEND_STRIDE + lane]
-                                : ~(uint64_t) 0;
+  float    *dist;
+  uint16_t *code;
+} rm_buffers;
 
+/* Reference s's list merged with its buffer's n entries: their keys
+ * (key_row: the raster index + 1 of displacement (-radius, -radius) of
+ * the warp's first reference), sorted across the warp, then a bitonic
+ * merge (bm3d_cuda_kernels.cuh).  Warp-uniform.  */
+__device__ __forceinline__ uint64_t
+rm_merged (const uint64_t *lists, rm_buffers pend, int s, int n,
+           uint32_t key_row, int width, int group_max, int lane)
+{
+  const uint64_t list = lane < group_max ? lists[s * group_max + lane]
+                                         : ~(uint64_t) 0;
+  uint64_t key = ~(uint64_t) 0;
+
+  if (lane < n)
+    {
+      const int e = s * RM_PEND_STRIDE + lane;
+      const unsigned c = pend.code[e];
+
+      key = match_key (pend.dist[e], key_row + RM_STEP * s
+                                     + (c >> 7) * (unsigned) width + (c & 127));
+    }
   return merge_sorted (list, sort_keys (key, lane), lane);
 }
 
@@ -149,8 +177,9 @@ rm_merged (const uint64_t *lists, const uint64_t *pend, int r, int n,
  * for the one before, and two chains fill each other's waits.
  * Warp-uniform.  */
 __device__ __forceinline__ void
-rm_merge (unsigned who, uint64_t *lists, const uint64_t *pend, int group_max,
-          float tau, int lane, int &pending, float &bound_sum)
+rm_merge (unsigned who, uint64_t *lists, rm_buffers pend, uint32_t key_row,
+          int width, int group_max, float tau, int lane, int &pending,
+          float &bound_sum)
 {
   __syncwarp ();
   while (who)
@@ -162,9 +191,10 @@ rm_merge (unsigned who, uint64_t *lists, const uint64_t *pend, int group_max,
       who &= who - 1;
       const int n1 = __shfl_sync (BM3D_CUDA_FULL_MASK, pending, r1);
       const int n2 = __shfl_sync (BM3D_CUDA_FULL_MASK, pending, r2);
-      const uint64_t list1 = rm_merged (lists, pend, r1, n1, group_max, lane);
-      const uint64_t list2 = rm_merged (lists, pend, r2, two ? n2 : 0,
+      const uint64_t list1 = rm_merged (lists, pend, r1, n1, key_row, width,
                                         group_max, lane);
+      const uint64_t list2 = rm_merged (lists, pend, r2, two ? n2 : 0,
+                                        key_row, width, group_max, lane);
 
       if (lane < group_max)
         {
@@ -190,9 +220,9 @@ typedef struct
   const float *norms;     /* the plane of norms at the same place        */
   int          x;         /* its column of the plane                     */
   float        ref_norm;
-  uint32_t     key_base;  /* raster index + 1 of its reference           */
+  uint32_t     key_row;   /* see rm_merged                               */
   uint64_t    *lists;     /* the warp's lists                            */
-  uint64_t    *pend;      /* the warp's buffers                          */
+  rm_buffers   pend;      /* the warp's buffers                          */
   int          pending;   /* keys in its buffer                          */
   float        bound_sum; /* its reference's entry bound x patch area    */
 } rm_lane;
@@ -274,18 +304,18 @@ rm_walk (const float (&ref)[BM3D_PATCH][RM_STEP], int dx, int d_begin,
           for (int k = 0; k < RM_CHUNK; k++)
             if (keep & (1u << k))
               {
-                const int dy = d0 + k - a.radius;
+                const int e = lane * RM_PEND_STRIDE + l.pending;
 
-                l.pend[lane * RM_PEND_STRIDE + l.pending]
-                  = match_key (sd[k], l.key_base + dy * a.width + dx);
+                l.pend.dist[e] = sd[k];
+                l.pend.code[e] = rm_code (d0 + k, dx, a.radius);
                 l.pending++;
               }
           if (__any_sync (BM3D_CUDA_FULL_MASK,
                           l.pending > RM_PENDING - RM_CHUNK))
             rm_merge (__ballot_sync (BM3D_CUDA_FULL_MASK,
                                      l.pending > RM_MERGE_MIN),
-                      l.lists, l.pend, a.group_max, a.tau, lane, l.pending,
-                      l.bound_sum);
+                      l.lists, l.pend, l.key_row, a.width, a.group_max,
+                      a.tau, lane, l.pending, l.bound_sum);
         }
     }
 }
@@ -305,8 +335,9 @@ block_match_rows (match_args a)
   const rm_window win = rm_window_for (radius,
                                        ref_coord (a.ay, ry_last) - y_first);
   const int wx0 = x0 - radius, wy0 = y_first - radius;
-  float *pix = (float *) ((uint64_t *) smem
-                          + (size_t) RM_WARPS * RM_REFS * RM_PEND_STRIDE);
+  const size_t warp_bytes = (size_t) RM_REFS * RM_PEND_STRIDE
+                            * (sizeof (float) + sizeof (uint16_t));
+  float *pix = (float *) ((char *) smem + RM_WARPS * warp_bytes);
 
   /* The window, zeros outside the plane.  A warp per row.  */
   for (int y = warp; y < win.h; y += RM_WARPS)
@@ -339,9 +370,10 @@ block_match_rows (match_args a)
    * norms' padding rows (patch_norms).  */
   l.norms = a.norms + ((ptrdiff_t) (y - radius) * a.width + l.x);
   l.ref_norm = owns ? __ldg (a.norms + (size_t) y * a.width + l.x) : 0.0f;
-  l.key_base = (uint32_t) (y * a.width + l.x + 1);
+  l.key_row = (uint32_t) ((y - radius) * a.width + x0 - radius + 1);
   l.lists = a.keys + row_base * a.group_max;
-  l.pend = (uint64_t *) smem + (size_t) warp * RM_REFS * RM_PEND_STRIDE;
+  l.pend.dist = (float *) ((char *) smem + warp * warp_bytes);
+  l.pend.code = (uint16_t *) (l.pend.dist + RM_REFS * RM_PEND_STRIDE);
   l.pending = 0;
   l.bound_sum = owns ? a.tau * BM3D_PATCH_AREA : -INFINITY;
 
@@ -369,7 +401,8 @@ block_match_rows (match_args a)
       rm_walk (ref, rm_dx (t), 0, near, win.w, self, a, lane, l);
     }
   rm_merge (__ballot_sync (BM3D_CUDA_FULL_MASK, l.pending > 0), l.lists,
-            l.pend, a.group_max, a.tau, lane, l.pending, l.bound_sum);
+            l.pend, l.key_row, a.width, a.group_max, a.tau, lane, l.pending,
+            l.bound_sum);
 
   /* Each reference's group: the largest power of two of its list.  */
   for (int s = 0; s < RM_REFS; s++)
@@ -398,8 +431,8 @@ bm3d_cuda_row_match_smem (int step, int radius, int group_max, int smem_optin)
   if (step != RM_STEP || group_max > 32)
     return 0;
   const rm_window w = rm_window_for (radius, (RM_WARPS - 1) * RM_STEP);
-  const size_t bytes = sizeof (uint64_t) * RM_WARPS * RM_REFS
-                       * (size_t) RM_PEND_STRIDE
+  const size_t bytes = (sizeof (float) + sizeof (uint16_t)) * RM_WARPS
+                       * RM_REFS * (size_t) RM_PEND_STRIDE
                        + sizeof (float) * (size_t) w.w * w.h;
 
   /* Fewer blocks an SM than the launch bounds ask leave too few warps
