@@ -1187,18 +1187,30 @@ typedef struct
  * classic ones stay the default.  */
 #define KERNELS_DEFAULT BM3D_CUDA_KERNELS_CLASSIC
 
+/* BM3D_CUDA_MATCH=rows|warp picks the default set's matcher:
+ * block_match_rows wherever it applies, or never; unset or unknown, by
+ * the batch's size (run_phase).  A testing and benchmarking switch.  */
+typedef enum { ROW_MATCH_BY_SIZE, ROW_MATCH_ALWAYS, ROW_MATCH_NEVER } row_match_rule;
+
+/* Both switches, read once per process.  */
 static pthread_once_t    kernel_set_once = PTHREAD_ONCE_INIT;
 static bm3d_cuda_kernels kernel_set = KERNELS_DEFAULT;
+static row_match_rule    row_match_set = ROW_MATCH_BY_SIZE;
 
 static void
 kernel_set_read (void)
 {
   const char *v = getenv ("BM3D_CUDA_KERNELS");
+  const char *m = getenv ("BM3D_CUDA_MATCH");
 
   if (v && strcmp (v, "classic") == 0)
     kernel_set = BM3D_CUDA_KERNELS_CLASSIC;
   else if (v && strcmp (v, "new") == 0)
     kernel_set = BM3D_CUDA_KERNELS_NEW;
+  if (m && strcmp (m, "rows") == 0)
+    row_match_set = ROW_MATCH_ALWAYS;
+  else if (m && strcmp (m, "warp") == 0)
+    row_match_set = ROW_MATCH_NEVER;
 }
 
 bm3d_cuda_kernels
@@ -1208,29 +1220,10 @@ bm3d_cuda_kernel_set (void)
   return kernel_set;
 }
 
-/* BM3D_CUDA_MATCH=rows|warp, read once per process: block_match_rows
- * wherever it applies, or never; unset or unknown, by the batch's size
- * (run_phase).  A testing and benchmarking switch.  */
-typedef enum { ROW_MATCH_BY_SIZE, ROW_MATCH_ALWAYS, ROW_MATCH_NEVER } row_match_rule;
-
-static pthread_once_t row_match_once = PTHREAD_ONCE_INIT;
-static row_match_rule row_match_set = ROW_MATCH_BY_SIZE;
-
-static void
-row_match_read (void)
-{
-  const char *v = getenv ("BM3D_CUDA_MATCH");
-
-  if (v && strcmp (v, "rows") == 0)
-    row_match_set = ROW_MATCH_ALWAYS;
-  else if (v && strcmp (v, "warp") == 0)
-    row_match_set = ROW_MATCH_NEVER;
-}
-
 static row_match_rule
 row_match_rule_get (void)
 {
-  pthread_once (&row_match_once, row_match_read);
+  pthread_once (&kernel_set_once, kernel_set_read);
   return row_match_set;
 }
 
@@ -1664,8 +1657,8 @@ tile_buffers_reserve (int max_w, int max_h, int C, size_t extra,
   const ref_axis ay1 = ref_axis_for (max_h, job->profile.hard.step);
   const ref_axis ay2 = ref_axis_for (max_h, job->profile.wiener.step);
   const int tile_rows = ((ay1.n > ay2.n ? ay1.n : ay2.n) + 7) / 8 * 8;
-  const int rows = (int) batch_rows_for (ax, 8) < tile_rows
-                   ? (int) batch_rows_for (ax, 8) : tile_rows;
+  const int batch_rows = (int) batch_rows_for (ax, 8);
+  const int rows = batch_rows < tile_rows ? batch_rows : tile_rows;
   const size_t norm_floats = (plane_floats + 2 * (size_t) NORM_PAD_ROWS * max_w
                               + 63) & ~(size_t) 63;
   size_t bytes, off = 0, list_off;

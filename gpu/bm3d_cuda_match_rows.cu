@@ -223,7 +223,7 @@ typedef struct
   uint32_t     key_row;   /* see rm_merged                               */
   uint64_t    *lists;     /* the warp's lists                            */
   rm_buffers   pend;      /* the warp's buffers                          */
-  int          pending;   /* keys in its buffer                          */
+  int          pending;   /* entries in its buffer                       */
   float        bound_sum; /* its reference's entry bound x patch area    */
 } rm_lane;
 

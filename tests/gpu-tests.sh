@@ -10,12 +10,48 @@
 # BM3D_CUDA_KERNELS=classic|new picks the CUDA kernel set under test
 # (gpu/bm3d_cuda.cu; unset: its default).  The default set matches
 # large tiles with block_match_rows and small ones with block_match;
-# four tests run the first on small images too (BM3D_CUDA_MATCH=rows).
+# five tests run the first on small images too (BM3D_CUDA_MATCH=rows).
 set -u
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$top_srcdir/tests/gpu-lib.sh"
 options=$top_builddir/tests/gpu-options
+
+# The expert options on astronaut (one test): NAME LOG [VAR=VALUE...],
+# the settings for the run.
+options_test () {
+  name=$1 log=$2
+  shift 2
+  env "$@" "$options" "$data/astronaut.png" 160 128 >"$log" 2>&1
+  rc=$?
+  show "$log"
+  if [ "$rc" = 0 ]; then
+    ok "$name"
+  elif [ "$rc" = 77 ]; then
+    skip "$name" "no CUDA device"
+  else
+    not_ok "$name"
+  fi
+}
+
+# compute-sanitizer on the 67x45 RGB image (one test): TOOL NAME TAG
+# [VAR=VALUE...]; TAG names its output and log.
+sanitizer_test () {
+  tool=$1 name=$2 tag=$3
+  shift 3
+  if [ -z "$sanitizer" ]; then
+    skip "$name" "compute-sanitizer not found"
+    return
+  fi
+  if env "$@" "$sanitizer" --tool "$tool" --error-exitcode 3 \
+       "$denoise" --backend cuda "$tmp/small-noisy.pfm" "$tmp/small-$tag.pfm" \
+       >"$tmp/sanitizer-$tag.log" 2>&1; then
+    ok "$name"
+  else
+    not_ok "$name"
+  fi
+  tail -n 5 "$tmp/sanitizer-$tag.log" | show /dev/stdin
+}
 
 echo "1..23"
 printf '%s\n' "$version" | sed 's/^/# /'
@@ -118,68 +154,27 @@ else
   not_ok "$name (the command failed)"
   show "$base-rows.log"
 fi
-name="expert options, block_match_rows: GPU matches the CPU"
-BM3D_CUDA_MATCH=rows "$options" "$data/astronaut.png" 160 128 \
-  >"$tmp/options-rows.log" 2>&1
-rc=$?
-show "$tmp/options-rows.log"
-if [ "$rc" = 0 ]; then
-  ok "$name"
-elif [ "$rc" = 77 ]; then
-  skip "$name" "no CUDA device"
-else
-  not_ok "$name"
-fi
+options_test "expert options, block_match_rows: GPU matches the CPU" \
+  "$tmp/options-rows.log" BM3D_CUDA_MATCH=rows
 "$bench" --synth 67 45 3 "$tmp/small-clean.pfm"
 "$denoise" --add-noise 25 --seed 5 "$tmp/small-clean.pfm" "$tmp/small-noisy.pfm"
 for tool in memcheck initcheck; do
-  name="compute-sanitizer $tool is clean on a 67x45 RGB image, block_match_rows"
-  if [ -z "$sanitizer" ]; then
-    skip "$name" "compute-sanitizer not found"
-    continue
-  fi
-  if BM3D_CUDA_MATCH=rows "$sanitizer" --tool "$tool" --error-exitcode 3 \
-       "$denoise" --backend cuda "$tmp/small-noisy.pfm" "$tmp/small-rows-$tool.pfm" \
-       >"$tmp/sanitizer-rows-$tool.log" 2>&1; then
-    ok "$name"
-  else
-    not_ok "$name"
-  fi
-  tail -n 5 "$tmp/sanitizer-rows-$tool.log" | show /dev/stdin
+  sanitizer_test "$tool" \
+    "compute-sanitizer $tool is clean on a 67x45 RGB image, block_match_rows" \
+    "rows-$tool" BM3D_CUDA_MATCH=rows
 done
 
 # ---- the expert options (1 test) ----------------------------------------
-name="expert options (search, groups, step, lambda, chroma): GPU matches the CPU"
-"$options" "$data/astronaut.png" 160 128 >"$tmp/options.log" 2>&1
-rc=$?
-show "$tmp/options.log"
-if [ "$rc" = 0 ]; then
-  ok "$name"
-elif [ "$rc" = 77 ]; then
-  skip "$name" "no CUDA device"
-else
-  not_ok "$name"
-fi
+options_test "expert options (search, groups, step, lambda, chroma): GPU matches the CPU" \
+  "$tmp/options.log"
 
 # ---- compute-sanitizer (4 tests) -----------------------------------------
 # initcheck: no kernel reads device memory nothing wrote; synccheck: every
 # barrier and warp-synchronous call is reached by the threads it names.
-"$bench" --synth 67 45 3 "$tmp/small-clean.pfm"
-"$denoise" --add-noise 25 --seed 5 "$tmp/small-clean.pfm" "$tmp/small-noisy.pfm"
+# The 67x45 RGB image is the one made above.
 for tool in memcheck racecheck synccheck initcheck; do
-  name="compute-sanitizer $tool is clean on a 67x45 RGB image"
-  if [ -z "$sanitizer" ]; then
-    skip "$name" "compute-sanitizer not found"
-    continue
-  fi
-  if "$sanitizer" --tool "$tool" --error-exitcode 3 \
-       "$denoise" --backend cuda "$tmp/small-noisy.pfm" "$tmp/small-$tool.pfm" \
-       >"$tmp/sanitizer-$tool.log" 2>&1; then
-    ok "$name"
-  else
-    not_ok "$name"
-  fi
-  tail -n 5 "$tmp/sanitizer-$tool.log" | show /dev/stdin
+  sanitizer_test "$tool" "compute-sanitizer $tool is clean on a 67x45 RGB image" \
+    "$tool"
 done
 
 # ---- 100 megapixels within the device memory bound (1 test) -------------
