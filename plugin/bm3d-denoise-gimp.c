@@ -72,39 +72,8 @@ const GimpPlugInInfo PLUG_IN_INFO =
   run,   /* run_proc   */
 };
 
-static const gchar *const mode_labels[] =
-{
-  N_("BM3D (two phases; CBM3D for colour)"),
-  N_("BM3D, first phase only (faster)"),
-  N_("Non-local means"),
-  N_("Isoline")
-};
-
-static const gchar *const backend_labels[] =
-{
-  N_("Automatic (GPU when available)"),
-  N_("CPU"),
-  N_("CUDA (NVIDIA GPU)")
-};
-
 MAIN ()
 
-
-const gchar *
-bm3d_values_mode_label (gint32 mode)
-{
-  if (mode < BM3D_VALUES_MODE_MIN || mode > BM3D_VALUES_MODE_MAX)
-    return "?";
-  return _(mode_labels[mode]);
-}
-
-const gchar *
-bm3d_values_backend_label (gint32 backend)
-{
-  if (backend < BM3D_VALUES_BACKEND_MIN || backend > BM3D_VALUES_BACKEND_MAX)
-    return "?";
-  return _(backend_labels[backend]);
-}
 
 static void
 query (void)
@@ -166,72 +135,6 @@ query (void)
 }
 
 /* ---- parameters ------------------------------------------------------ */
-
-void
-bm3d_values_set_defaults (Bm3dValues *vals)
-{
-  memset (vals, 0, sizeof *vals);
-  vals->version = BM3D_VALUES_VERSION;
-  vals->sigma = BM3D_VALUES_SIGMA_DEFAULT;
-  vals->mode = BM3D_VALUES_MODE_DEFAULT;
-  vals->backend = BM3D_VALUES_BACKEND_DEFAULT;
-  vals->fast_preview = TRUE;
-  /* The expert options stay 0: the published defaults.  */
-}
-
-static gboolean
-power_of_two (gint v)
-{
-  return v > 0 && (v & (v - 1)) == 0;
-}
-
-/* NULL when `vals` can be run, else a message naming the bad parameter
- * and its allowed range.  The expert options only come from saved
- * values, which may be damaged: they are checked all the same.  */
-gchar *
-bm3d_values_check (const Bm3dValues *vals)
-{
-  if (! isfinite (vals->sigma)
-      || vals->sigma < BM3D_VALUES_SIGMA_MIN
-      || vals->sigma > BM3D_VALUES_SIGMA_MAX)
-    return g_strdup_printf (_("sigma must be a number from 0 to 255 (the "
-                              "noise level on a 0..255 scale); got %g"),
-                            vals->sigma);
-
-  if (vals->mode < BM3D_VALUES_MODE_MIN || vals->mode > BM3D_VALUES_MODE_MAX)
-    return g_strdup_printf (_("mode must be 0 (BM3D), 1 (BM3D first phase "
-                              "only), 2 (non-local means) or 3 (isoline); "
-                              "got %d"), vals->mode);
-
-  if (vals->backend < BM3D_VALUES_BACKEND_MIN
-      || vals->backend > BM3D_VALUES_BACKEND_MAX)
-    return g_strdup_printf (_("backend must be 0 (automatic), 1 (CPU) or "
-                              "2 (CUDA); got %d"), vals->backend);
-
-  if ((vals->fast_preview != 0 && vals->fast_preview != 1)
-      || (vals->search != 0
-          && (vals->search < BM3D_VALUES_SEARCH_MIN
-              || vals->search > BM3D_VALUES_SEARCH_MAX
-              || vals->search % 2 == 0))
-      || (vals->group_max_hard != 0
-          && (! power_of_two (vals->group_max_hard)
-              || vals->group_max_hard > BM3D_VALUES_GROUP_MAX))
-      || (vals->group_max_wiener != 0
-          && (! power_of_two (vals->group_max_wiener)
-              || vals->group_max_wiener > BM3D_VALUES_GROUP_MAX))
-      || vals->step < 0 || vals->step > BM3D_VALUES_STEP_MAX
-      || ! isfinite (vals->lambda_3d)
-      || (vals->lambda_3d != 0.0f
-          && (vals->lambda_3d < BM3D_VALUES_LAMBDA_MIN
-              || vals->lambda_3d > BM3D_VALUES_LAMBDA_MAX))
-      || ! isfinite (vals->chroma_scale)
-      || (vals->chroma_scale != 0.0f
-          && (vals->chroma_scale < BM3D_VALUES_CHROMA_MIN
-              || vals->chroma_scale > BM3D_VALUES_CHROMA_MAX)))
-    return g_strdup (_("the saved expert options are out of range"));
-
-  return NULL;
-}
 
 /* Values saved by another version, or damaged, are never misread: the
  * defaults are used instead.  */

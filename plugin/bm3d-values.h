@@ -77,7 +77,7 @@ G_STATIC_ASSERT (G_STRUCT_OFFSET (Bm3dValues, chroma_scale) == 44);
 
 /* Defaults, and NULL when `vals` can be run, else a newly allocated
  * message naming the bad parameter and its allowed range
- * (bm3d-denoise-gimp.c).  */
+ * (bm3d-values.c).  */
 void         bm3d_values_set_defaults  (Bm3dValues *vals);
 gchar       *bm3d_values_check         (const Bm3dValues *vals);
 

@@ -9,6 +9,7 @@ bm3dpluginexec_PROGRAMS = plugin/bm3d-denoise-gimp
 plugin_bm3d_denoise_gimp_SOURCES = \
 	plugin/bm3d-denoise-gimp.c \
 	plugin/bm3d-render.c \
+	plugin/bm3d-values.c \
 	plugin/bm3d-render.h \
 	plugin/bm3d-values.h \
 	plugin/bm3d-intl.h
