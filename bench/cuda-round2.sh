@@ -1,7 +1,6 @@
 #!/bin/sh
-# The CUDA BM3D backend's second-round kernels against the classic ones
-# and the CPU, in one run of at most about six minutes on a machine with
-# an NVIDIA GPU.  From a build folder configured with
+# The CUDA BM3D backend against the CPU, in one run of at most about six
+# minutes on a machine with an NVIDIA GPU.  From a build folder configured with
 # `--without-gimp --with-cuda` (and built):
 #
 #   sh SRCDIR/bench/cuda-round2.sh OUTDIR
@@ -9,18 +8,18 @@
 # Writes text files to OUTDIR (a few hundred KB in all) and prints
 # OUTDIR/summary.txt at the end:
 #   info.txt         machine, driver, toolkit, command versions
-#   quality.txt      camera and astronaut at sigma 10/25/50: PSNR of CPU,
-#                    classic and new, and how far apart the outputs are
-#   options.txt      expert options (tests/gpu-options), both kernel sets
+#   quality.txt      camera and astronaut at sigma 10/25/50: PSNR of the
+#                    CPU and CUDA backends, and how far apart the outputs are
+#   options.txt      expert options (tests/gpu-options)
 #   sanitizer-*.txt  compute-sanitizer memcheck, racecheck, synccheck and
-#                    initcheck on a 67x45 RGB image (new kernels), and
-#                    initcheck of the classic ones, with their counts
-#   bench-*.txt      bm3d-bench timings, both kernel sets
+#                    initcheck on a 67x45 RGB image, and initcheck on
+#                    camera 512x512, with their counts
+#   bench*.txt       bm3d-bench timings
 #   ncu-*.csv        Nsight Compute metrics per kernel (base clocks), and
 #                    ncu-table.txt, the per-kernel table for BENCHMARKS.md
 #
-# BM3D_CUDA_KERNELS=classic|new picks the kernel set of every CUDA call
-# (gpu/bm3d_cuda.cu); this script sets it for each step.
+# The kernels from the second round of CUDA work, which this script
+# once compared with these, were removed after commit 80a54dd.
 set -u
 
 if [ $# -ne 1 ]; then
@@ -109,10 +108,10 @@ find_tool () {
 sanitizer=$(find_tool compute-sanitizer)
 ncu=$(find_tool ncu)
 
-# ---- quality: CPU, classic, new (about 30 s) ------------------------------
+# ---- quality: CPU and CUDA (about 20 s) -----------------------------------
 q=$out/quality.txt
-printf '%-9s %5s %8s %8s %8s %8s %9s  %-26s %-26s %s\n' image sigma noisy cpu \
-  classic new new-cpu "new vs classic" "new vs cpu" "classic vs cpu" >"$q"
+printf '%-9s %5s %8s %8s %8s %9s  %s\n' image sigma noisy cpu cuda cuda-cpu \
+  "cuda vs cpu" >"$q"
 quality_fail=0
 for img in camera astronaut; do
   "$denoise" --convert "$data/$img.png" "$tmp/$img-clean.pfm"
@@ -120,39 +119,34 @@ for img in camera astronaut; do
     b=$tmp/$img-$sigma
     "$denoise" --add-noise "$sigma" --seed 7 "$data/$img.png" "$b-noisy.pfm"
     step 60 "$denoise" --backend cpu --sigma "$sigma" "$b-noisy.pfm" "$b-cpu.pfm"
-    step 30 env BM3D_CUDA_KERNELS=classic "$denoise" --backend cuda --sigma "$sigma" \
-      "$b-noisy.pfm" "$b-classic.pfm" 2>>"$q.log"
-    step 30 env BM3D_CUDA_KERNELS=new "$denoise" --backend cuda --sigma "$sigma" \
-      "$b-noisy.pfm" "$b-new.pfm" 2>>"$q.log"
-    if [ ! -s "$b-cpu.pfm" ] || [ ! -s "$b-classic.pfm" ] || [ ! -s "$b-new.pfm" ]; then
+    step 30 "$denoise" --backend cuda --sigma "$sigma" \
+      "$b-noisy.pfm" "$b-cuda.pfm" 2>>"$q.log"
+    if [ ! -s "$b-cpu.pfm" ] || [ ! -s "$b-cuda.pfm" ]; then
       printf '%-9s %5s  a run failed (see quality.txt.log)\n' "$img" "$sigma" >>"$q"
       quality_fail=1
       continue
     fi
     c=$tmp/$img-clean.pfm
     p_n=$(psnr "$b-noisy.pfm" "$c"); p_c=$(psnr "$b-cpu.pfm" "$c")
-    p_o=$(psnr "$b-classic.pfm" "$c"); p_w=$(psnr "$b-new.pfm" "$c")
-    d=$(awk -v a="$p_w" -v b="$p_c" 'BEGIN { printf "%+.4f", a - b }')
-    printf '%-9s %5s %8s %8s %8s %8s %9s  %-26s %-26s %s\n' "$img" "$sigma" \
-      "$p_n" "$p_c" "$p_o" "$p_w" "$d" "$(agree "$b-new.pfm" "$b-classic.pfm")" \
-      "$(agree "$b-new.pfm" "$b-cpu.pfm")" "$(agree "$b-classic.pfm" "$b-cpu.pfm")" >>"$q"
+    p_g=$(psnr "$b-cuda.pfm" "$c")
+    d=$(awk -v a="$p_g" -v b="$p_c" 'BEGIN { printf "%+.4f", a - b }')
+    printf '%-9s %5s %8s %8s %8s %9s  %s\n' "$img" "$sigma" \
+      "$p_n" "$p_c" "$p_g" "$d" "$(agree "$b-cuda.pfm" "$b-cpu.pfm")" >>"$q"
     awk -v d="$d" 'BEGIN { exit !(d < -0.05 || d > 0.05) }' && quality_fail=1
   done
 done
 log ""
-log "## quality (PSNR dB against the clean image; new-cpu must stay within +-0.05)"
+log "## quality (PSNR dB against the clean image; cuda-cpu must stay within +-0.05)"
 tee -a "$out/summary.txt" <"$q"
 [ "$quality_fail" = 0 ] && log "quality: PASS" || log "quality: FAIL"
 
 # ---- expert options (about 20 s) ------------------------------------------
 o=$out/options.txt
 : >"$o"
-for set_ in new classic; do
-  for img in camera astronaut; do
-    echo "## $set_, $img (192x160 crop)" >>"$o"
-    step 60 env BM3D_CUDA_KERNELS=$set_ "$options" "$data/$img.png" 192 160 >>"$o" 2>&1
-    echo "exit $?" >>"$o"
-  done
+for img in camera astronaut; do
+  echo "## $img (192x160 crop)" >>"$o"
+  step 60 "$options" "$data/$img.png" 192 160 >>"$o" 2>&1
+  echo "exit $?" >>"$o"
 done
 log ""
 log "## expert options (tests/gpu-options): ok/FAIL lines"
@@ -167,54 +161,45 @@ if [ -z "$sanitizer" ]; then
 else
   "$bench" --synth 67 45 3 "$tmp/small-clean.pfm"
   "$denoise" --add-noise 25 --seed 5 "$tmp/small-clean.pfm" "$tmp/small.pfm"
-  for run in new:memcheck new:racecheck new:synccheck new:initcheck \
-             classic:initcheck classic:memcheck; do
-    set_=${run%%:*}
-    tool=${run#*:}
-    f=$out/sanitizer-$set_-$tool.txt
-    step 90 env BM3D_CUDA_KERNELS=$set_ "$sanitizer" --tool "$tool" \
+  for tool in memcheck racecheck synccheck initcheck; do
+    f=$out/sanitizer-$tool.txt
+    step 90 "$sanitizer" --tool "$tool" \
       --print-limit 20 --error-exitcode 3 \
-      "$denoise" --backend cuda "$tmp/small.pfm" "$tmp/small-$set_-$tool.pfm" \
+      "$denoise" --backend cuda "$tmp/small.pfm" "$tmp/small-$tool.pfm" \
       >"$tmp/san.txt" 2>&1
     rc=$?
     head -c 60000 "$tmp/san.txt" >"$f"
     summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|hazard' "$tmp/san.txt" | tail -n 2 | tr '\n' ' ')
-    log "$set_ $tool: exit $rc; ${summary:-no summary line}"
+    log "$tool: exit $rc; ${summary:-no summary line}"
   done
-  # The issue's counts were taken on camera 512x512: initcheck there too,
-  # both sets, counts only.
-  for set_ in new classic; do
-    step 90 env BM3D_CUDA_KERNELS=$set_ "$sanitizer" --tool initcheck \
-      --print-limit 5 --error-exitcode 3 \
-      "$denoise" --backend cuda "$tmp/camera-25-noisy.pfm" "$tmp/cam-$set_-init.pfm" \
-      >"$tmp/san.txt" 2>&1
-    rc=$?
-    head -c 20000 "$tmp/san.txt" >"$out/sanitizer-$set_-initcheck-camera.txt"
-    log "$set_ initcheck camera 512x512: exit $rc; $(grep 'ERROR SUMMARY' "$tmp/san.txt" | tail -n 1)"
-  done
+  # initcheck on a whole photograph too (camera 512x512), counts only.
+  step 90 "$sanitizer" --tool initcheck \
+    --print-limit 5 --error-exitcode 3 \
+    "$denoise" --backend cuda "$tmp/camera-25-noisy.pfm" "$tmp/cam-init.pfm" \
+    >"$tmp/san.txt" 2>&1
+  rc=$?
+  head -c 20000 "$tmp/san.txt" >"$out/sanitizer-initcheck-camera.txt"
+  log "initcheck camera 512x512: exit $rc; $(grep 'ERROR SUMMARY' "$tmp/san.txt" | tail -n 1)"
 fi
 
-# ---- timings (about 90 s) --------------------------------------------------
+# ---- timings (about 45 s) --------------------------------------------------
 log ""
 log "## bm3d-bench, sigma 25, GPU time of both phases (phase1 + phase2), best of 5"
-for set_ in classic new; do
-  f=$out/bench-$set_.txt
-  step 90 env BM3D_CUDA_KERNELS=$set_ "$bench" --sizes 0.25,12 --channels 1,3 \
-    --backends cuda --repeat 5 >"$f" 2>&1
-  step 40 env BM3D_CUDA_KERNELS=$set_ "$bench" --sizes 12 --channels 3 \
-    --backends cuda --repeat 5 --mode bm3d-fast >"$out/bench-$set_-fast.txt" 2>&1
-  log "### $set_"
-  awk '$1 !~ /^#/ && $4 == "cuda" && $5 !~ /fail|skip/ {
-         printf "%-13s %dch  phase1 %8.2f  phase2 %8.2f  both %8.2f  engine %8.2f  dev %6.1f MiB  PSNR %s\n",
-                $2, $3, $5, $6, $5 + $6, $7, $8, $11 }
-       $5 ~ /fail|skip/ { print }' "$f" | tee -a "$out/summary.txt"
-  awk '$1 !~ /^#/ && $4 == "cuda" && $5 !~ /fail|skip/ {
-         printf "%-13s %dch  bm3d-fast phase1 %8.2f  engine %8.2f  PSNR %s\n",
-                $2, $3, $5, $7, $11 }
-       $5 ~ /fail|skip/ { print }' "$out/bench-$set_-fast.txt" | tee -a "$out/summary.txt"
-done
+f=$out/bench.txt
+step 90 "$bench" --sizes 0.25,12 --channels 1,3 \
+  --backends cuda --repeat 5 >"$f" 2>&1
+step 40 "$bench" --sizes 12 --channels 3 \
+  --backends cuda --repeat 5 --mode bm3d-fast >"$out/bench-fast.txt" 2>&1
+awk '$1 !~ /^#/ && $4 == "cuda" && $5 !~ /fail|skip/ {
+       printf "%-13s %dch  phase1 %8.2f  phase2 %8.2f  both %8.2f  engine %8.2f  dev %6.1f MiB  PSNR %s\n",
+              $2, $3, $5, $6, $5 + $6, $7, $8, $11 }
+     $5 ~ /fail|skip/ { print }' "$f" | tee -a "$out/summary.txt"
+awk '$1 !~ /^#/ && $4 == "cuda" && $5 !~ /fail|skip/ {
+       printf "%-13s %dch  bm3d-fast phase1 %8.2f  engine %8.2f  PSNR %s\n",
+              $2, $3, $5, $7, $11 }
+     $5 ~ /fail|skip/ { print }' "$out/bench-fast.txt" | tee -a "$out/summary.txt"
 
-# ---- Nsight Compute (about 90 s) -------------------------------------------
+# ---- Nsight Compute (about 45 s) -------------------------------------------
 log ""
 log "## ncu, base clocks, camera 512x512 gray and astronaut RGB, sigma 25"
 if [ -z "$ncu" ]; then
@@ -237,18 +222,16 @@ else
   metrics=$metrics,launch__registers_per_thread
   metrics=$metrics,launch__shared_mem_per_block_dynamic
   kernels='regex:block_match|collaborative_filter|aggregate|patch_norms'
-  for run in classic:camera new:camera new:astronaut classic:astronaut; do
-    set_=${run%%:*}
-    img=${run#*:}
-    f=$out/ncu-$set_-$img.csv
-    step 75 env BM3D_CUDA_KERNELS=$set_ "$ncu" --clock-control base -k "$kernels" \
+  for img in camera astronaut; do
+    f=$out/ncu-$img.csv
+    step 75 "$ncu" --clock-control base -k "$kernels" \
       --launch-count 12 --metrics "$metrics" --csv --page raw --print-units base \
-      "$denoise" --backend cuda "$tmp/$img-25-noisy.pfm" "$tmp/ncu-$set_-$img.pfm" \
+      "$denoise" --backend cuda "$tmp/$img-25-noisy.pfm" "$tmp/ncu-$img.pfm" \
       >"$tmp/ncu.txt" 2>&1
     rc=$?
     grep '^"' "$tmp/ncu.txt" | head -c 100000 >"$f"
     [ -s "$f" ] || tail -n 20 "$tmp/ncu.txt" >"$f.log"
-    log "ncu $set_ $img: exit $rc"
+    log "ncu $img: exit $rc"
   done
   # One line per kernel launch: duration, throughput against peak.
   for f in "$out"/ncu-*.csv; do

@@ -1179,51 +1179,32 @@ typedef struct
 } filter_config;
 
 
-/* ---- host side: the kernel set ---------------------------------------- */
+/* ---- host side: the matcher ------------------------------------------ */
 
-/* The set BM3D_CUDA_KERNELS does not name.  On an H100 the second-round
- * kernels give the same pixels but run 2-4x slower, latency-bound at
- * 12-24 % occupancy (BENCHMARKS.md, "CUDA second round"), so the
- * classic ones stay the default.  */
-#define KERNELS_DEFAULT BM3D_CUDA_KERNELS_CLASSIC
-
-/* BM3D_CUDA_MATCH=rows|warp picks the default set's matcher:
- * block_match_rows wherever it applies, or never; unset or unknown, by
- * the batch's size (run_phase).  A testing and benchmarking switch.  */
+/* BM3D_CUDA_MATCH=rows|warp picks the matcher: block_match_rows
+ * wherever it applies, or never; unset or unknown, by the batch's size
+ * (run_phase).  A testing and benchmarking switch, read once per
+ * process.  */
 typedef enum { ROW_MATCH_BY_SIZE, ROW_MATCH_ALWAYS, ROW_MATCH_NEVER } row_match_rule;
 
-/* Both switches, read once per process.  */
-static pthread_once_t    kernel_set_once = PTHREAD_ONCE_INIT;
-static bm3d_cuda_kernels kernel_set = KERNELS_DEFAULT;
-static row_match_rule    row_match_set = ROW_MATCH_BY_SIZE;
+static pthread_once_t row_match_once = PTHREAD_ONCE_INIT;
+static row_match_rule row_match_set = ROW_MATCH_BY_SIZE;
 
 static void
-kernel_set_read (void)
+row_match_read (void)
 {
-  const char *v = getenv ("BM3D_CUDA_KERNELS");
   const char *m = getenv ("BM3D_CUDA_MATCH");
 
-  if (v && strcmp (v, "classic") == 0)
-    kernel_set = BM3D_CUDA_KERNELS_CLASSIC;
-  else if (v && strcmp (v, "new") == 0)
-    kernel_set = BM3D_CUDA_KERNELS_NEW;
   if (m && strcmp (m, "rows") == 0)
     row_match_set = ROW_MATCH_ALWAYS;
   else if (m && strcmp (m, "warp") == 0)
     row_match_set = ROW_MATCH_NEVER;
 }
 
-bm3d_cuda_kernels
-bm3d_cuda_kernel_set (void)
-{
-  pthread_once (&kernel_set_once, kernel_set_read);
-  return kernel_set;
-}
-
 static row_match_rule
 row_match_rule_get (void)
 {
-  pthread_once (&kernel_set_once, kernel_set_read);
+  pthread_once (&row_match_once, row_match_read);
   return row_match_set;
 }
 
@@ -1390,8 +1371,6 @@ upload_tables (bm3d_job *job)
                                                  sizeof kaiser_1d, 0,
                                                  cudaMemcpyHostToDevice,
                                                  dev->stream));
-  BM3D_CUDA_CHECK (job, bm3d_cuda_filter_tables (tf, (const float (*)[BM3D_PATCH_AREA]) kaiser,
-                                                 dev->stream));
   BM3D_CUDA_CHECK (job, cudaStreamSynchronize (dev->stream));
   dev->bm3d_tables_for = key;
   return BM3D_OK;
@@ -1521,29 +1500,15 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
   fa.lists = tb->lists;
   fa.counts = tb->counts;
 
-  /* The second-round kernels where the set asks for them and their
-   * shared memory fits this device; the classic ones otherwise.  */
-  const bool second = bm3d_cuda_kernel_set () == BM3D_CUDA_KERNELS_NEW;
-  bm3d_filter_shape fs;
-  bm3d_match_shape ms;
-  const bool new_filter = second
-                          && bm3d_cuda_filter_shape (wiener, pp->step, radius,
-                                                     group_max, dev->smem_optin,
-                                                     &fs);
-  const bool new_match = second
-                         && bm3d_cuda_match_shape (pp->step, radius,
-                                                   dev->smem_optin, &ms);
-  const int rect = new_filter ? fs.rect : fc.rect_y;
-  /* The classic set matches along reference rows where that layout
-   * applies (the reference step 3) and fits, and the batches fill the
-   * device: its warps take 30 references each, so on a small tile too
-   * few of them run at once to hide their latency (BENCHMARKS.md);
-   * block_match takes the rest, and the last column where the grid adds
-   * one.  */
-  const size_t row_smem = new_match ? 0
-                          : bm3d_cuda_row_match_smem (pp->step, radius,
-                                                      ma.group_max,
-                                                      dev->smem_optin);
+  const int rect = fc.rect_y;
+  /* Matching goes along reference rows where that layout applies (the
+   * reference step 3) and fits, and the batches fill the device: its
+   * warps take 30 references each, so on a small tile too few of them
+   * run at once to hide their latency (BENCHMARKS.md); block_match
+   * takes the rest, and the last column where the grid adds one.  */
+  const size_t row_smem = bm3d_cuda_row_match_smem (pp->step, radius,
+                                                    ma.group_max,
+                                                    dev->smem_optin);
   const size_t batch_refs = (size_t) ax.n
                             * (ay.n < tb->batch_rows ? ay.n : tb->batch_rows);
   const row_match_rule rule = row_match_rule_get ();
@@ -1563,9 +1528,7 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
 
       ma.ry_begin = fa.ry_begin = ry;
       ma.ry_end = fa.ry_end = ry_end;
-      if (new_match)
-        BM3D_CUDA_CHECK (job, bm3d_cuda_match_launch (&ma, &ms, dev->stream));
-      else if (row_match)
+      if (row_match)
         {
           BM3D_CUDA_CHECK (job, bm3d_cuda_row_match_launch (&ma, row_smem,
                                                             dev->stream));
@@ -1586,17 +1549,10 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
           BM3D_CUDA_CHECK_LAUNCH (job, "block_match");
         }
 
-      if (new_filter)
-        BM3D_CUDA_CHECK (job, bm3d_cuda_filter_launch (wiener, &fa, &fs,
-                                                       tb->channels,
-                                                       dev->stream));
-      else
-        {
-          dim3 grid ((ax.n + fc.rect_x - 1) / fc.rect_x,
-                     (ry_end - ry + fc.rect_y - 1) / fc.rect_y, tb->channels);
-          filter<<<grid, fc.warps * 32, fc.smem, dev->stream>>> (fa);
-          BM3D_CUDA_CHECK_LAUNCH (job, "collaborative_filter");
-        }
+      dim3 grid ((ax.n + fc.rect_x - 1) / fc.rect_x,
+                 (ry_end - ry + fc.rect_y - 1) / fc.rect_y, tb->channels);
+      filter<<<grid, fc.warps * 32, fc.smem, dev->stream>>> (fa);
+      BM3D_CUDA_CHECK_LAUNCH (job, "collaborative_filter");
 
       /* Keep one batch queued behind the one being waited for, so the
        * device never idles while the host reports progress.  */

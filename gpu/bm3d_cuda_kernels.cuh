@@ -1,9 +1,7 @@
 /* What the CUDA BM3D backend's files share: the reference grid, the
- * arguments of the matching and filtering kernels, and the launchers of
- * the second-round kernels (bm3d_cuda_match.cu, bm3d_cuda_filter.cu).
- * bm3d_cuda.cu holds the host orchestration and the first-round
- * ("classic") kernels; the environment variable BM3D_CUDA_KERNELS picks
- * the set at run time (see bm3d_cuda_kernel_set).  */
+ * arguments of the matching and filtering kernels, the matchers' list
+ * keys, and the launcher of block_match_rows (bm3d_cuda_match_rows.cu).
+ * bm3d_cuda.cu holds the host orchestration and the other kernels.  */
 #ifndef BM3D_CUDA_KERNELS_CUH
 #define BM3D_CUDA_KERNELS_CUH
 
@@ -184,17 +182,6 @@ entry_bound (uint64_t list, int group_max, float tau)
          : fminf (tau, __uint_as_float ((uint32_t) (worst >> 32)));
 }
 
-/* The kernel sets.  */
-typedef enum
-{
-  BM3D_CUDA_KERNELS_CLASSIC = 0,   /* first round: known good          */
-  BM3D_CUDA_KERNELS_NEW = 1        /* second round                     */
-} bm3d_cuda_kernels;
-
-/* BM3D_CUDA_KERNELS=classic|new, read once per process (a benchmarking
- * switch; unset or unknown: the default).  */
-bm3d_cuda_kernels bm3d_cuda_kernel_set (void);
-
 /* ---- block matching along reference rows (bm3d_cuda_match_rows.cu) ---- */
 
 /* Dynamic shared bytes of block_match_rows for these parameters, or 0
@@ -209,50 +196,5 @@ size_t bm3d_cuda_row_match_smem (int step, int radius, int group_max,
  * column when the grid adds one.  */
 cudaError_t bm3d_cuda_row_match_launch (const match_args *ma, size_t smem,
                                         cudaStream_t stream);
-
-/* ---- second-round filtering (bm3d_cuda_filter.cu) --------------------- */
-
-/* The 2D transforms ([0] hard forward, [1] hard inverse, [2] Wiener
- * forward, [3] Wiener inverse) and Kaiser windows of both phases, into
- * the filter file's constant memory (on `stream`).  */
-cudaError_t bm3d_cuda_filter_tables (const float tf[4][BM3D_PATCH][BM3D_PATCH],
-                                     const float kaiser[2][BM3D_PATCH_AREA],
-                                     cudaStream_t stream);
-
-/* Launch shape of the second-round filter for a phase: references per
- * block side, warps, dynamic shared bytes.  Returns 0 (and leaves the
- * caller on the classic filter) when no shape fits `smem_optin`.  */
-typedef struct
-{
-  int    rect;
-  int    warps;
-  size_t smem;
-  int    tile_side;      /* largest aggregation tile side (pixels)   */
-} bm3d_filter_shape;
-
-int bm3d_cuda_filter_shape (int wiener, int step, int radius, int group_max,
-                            int smem_optin, bm3d_filter_shape *shape);
-
-/* Filter the groups of one batch: grid (references / rect) x
- * (rows / rect) x channels.  */
-cudaError_t bm3d_cuda_filter_launch (int wiener, const filter_args *fa,
-                                     const bm3d_filter_shape *shape,
-                                     int channels, cudaStream_t stream);
-
-/* ---- second-round block matching (bm3d_cuda_match.cu) ----------------- */
-
-typedef struct
-{
-  int    strip;          /* reference rows a warp walks              */
-  int    warps;          /* reference columns a block takes          */
-  size_t smem;
-} bm3d_match_shape;
-
-int bm3d_cuda_match_shape (int step, int radius, int smem_optin,
-                           bm3d_match_shape *shape);
-
-cudaError_t bm3d_cuda_match_launch (const match_args *ma,
-                                    const bm3d_match_shape *shape,
-                                    cudaStream_t stream);
 
 #endif /* BM3D_CUDA_KERNELS_CUH */

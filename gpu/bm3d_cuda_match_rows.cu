@@ -34,9 +34,9 @@
  *   shared memory, and every eight displacements, when a buffer is
  *   nearly full, the fuller buffers are sorted and merged, one
  *   reference at a time by the whole warp, into the references' lists
- *   (global memory, match_args.keys): the classic matcher's 64-bit keys
- *   and bitonic merge (bm3d_cuda_kernels.cuh), so the lists are the
- *   classic's.
+ *   (global memory, match_args.keys): block_match's 64-bit keys and
+ *   bitonic merge (bm3d_cuda_kernels.cuh), so the lists are
+ *   block_match's.
  *
  *   The block's rows share one window of the plane in shared memory,
  *   wide and tall enough that every displacement of every lane reads

@@ -13,8 +13,6 @@ gpu_libbm3d_a_SOURCES += \
 	gpu/bm3d_cuda_kernels.cuh \
 	gpu/bm3d_cuda.cu \
 	gpu/bm3d_cuda_match_rows.cu \
-	gpu/bm3d_cuda_match.cu \
-	gpu/bm3d_cuda_filter.cu \
 	gpu/nlm_cuda.cu \
 	gpu/isoline_cuda.cu
 
@@ -39,9 +37,7 @@ CUDA_DEVICE_INCLUDES = gpu/cuda_device.cuh gpu/cuda_check.cuh \
 	$(CUDA_ENGINE_INCLUDES)
 gpu/cuda_device.o: $(CUDA_DEVICE_INCLUDES)
 gpu/bm3d_cuda.o: $(CUDA_DEVICE_INCLUDES) gpu/bm3d_cuda_kernels.cuh
-gpu/bm3d_cuda_match_rows.o gpu/bm3d_cuda_match.o \
-gpu/bm3d_cuda_filter.o: gpu/bm3d_cuda_kernels.cuh \
-	$(CUDA_ENGINE_INCLUDES)
+gpu/bm3d_cuda_match_rows.o: gpu/bm3d_cuda_kernels.cuh $(CUDA_ENGINE_INCLUDES)
 gpu/nlm_cuda.o: $(CUDA_DEVICE_INCLUDES)
 gpu/isoline_cuda.o: $(CUDA_DEVICE_INCLUDES) gpu/isoline_core.h
 else
@@ -50,5 +46,4 @@ endif
 
 EXTRA_DIST += gpu/cuda_check.cuh gpu/cuda_device.cuh gpu/cuda_device.cu \
 	gpu/bm3d_cuda_kernels.cuh gpu/bm3d_cuda.cu gpu/bm3d_cuda_match_rows.cu \
-	gpu/bm3d_cuda_match.cu \
-	gpu/bm3d_cuda_filter.cu gpu/nlm_cuda.cu gpu/isoline_cuda.cu gpu/cuda_none.c
+	gpu/nlm_cuda.cu gpu/isoline_cuda.cu gpu/cuda_none.c

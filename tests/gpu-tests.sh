@@ -7,10 +7,9 @@
 #
 # BM3D_GPU_TEST_KEEP=DIR keeps the images and logs in DIR;
 # BM3D_GPU_TEST_QUICK=1 leaves out the 4001x2999 and 100 MP cases;
-# BM3D_CUDA_KERNELS=classic|new picks the CUDA kernel set under test
-# (gpu/bm3d_cuda.cu; unset: its default).  The default set matches
-# large tiles with block_match_rows and small ones with block_match;
-# five tests run the first on small images too (BM3D_CUDA_MATCH=rows).
+# The CUDA backend matches large tiles with block_match_rows and small
+# ones with block_match; five tests run the first on small images too
+# (BM3D_CUDA_MATCH=rows).
 set -u
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -55,7 +54,6 @@ sanitizer_test () {
 
 echo "1..23"
 printf '%s\n' "$version" | sed 's/^/# /'
-echo "# CUDA kernel set: ${BM3D_CUDA_KERNELS:-default}"
 
 # ---- GPU and CPU agree on photographs (6 tests) ------------------------
 for img in camera astronaut; do
@@ -123,7 +121,7 @@ for geom in "1 1 1" "7 7 3" "1000 9 1" "4001 2999 3"; do
 done
 
 # ---- the row matcher on small images (5 tests) ---------------------------
-# block_match_rows, which the default set takes for large tiles only:
+# block_match_rows, which the backend takes for large tiles only:
 # camera (sigma 25, from above), a 1000x9 image whose last reference
 # column is off the step of 3 (block_match takes it), the expert
 # options (the sets at step 3 use it), and the sanitizers that watch its
