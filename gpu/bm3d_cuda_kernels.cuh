@@ -1,7 +1,19 @@
 /* What the CUDA BM3D backend's files share: the reference grid, the
- * arguments of the matching and filtering kernels, the matchers' list
- * keys, and the launcher of block_match_rows (bm3d_cuda_match_rows.cu).
- * bm3d_cuda.cu holds the host orchestration and the other kernels.  */
+ * arguments of the kernels, the device helpers two files use, and the
+ * functions through which the host side uses each file's kernels.
+ *
+ *   bm3d_cuda_match.cu       patch_norms, block_match
+ *   bm3d_cuda_match_rows.cu  block_match_rows
+ *   bm3d_cuda_filter.cu      collaborative_filter_hard / _wiener
+ *   bm3d_cuda_aggregate.cu   aggregate
+ *   bm3d_cuda.cu             the host side: tables, tile buffers, the
+ *                            phases' launches, the entry points
+ *
+ * Each file is compiled on its own, without relocatable device code:
+ * device helpers used by two files are defined here, inline; a kernel
+ * is launched only from its own file (a launcher below, checked by the
+ * caller as a launch in its own file would be); each file's constant
+ * memory is its own and filled through its *_tables function.  */
 #ifndef BM3D_CUDA_KERNELS_CUH
 #define BM3D_CUDA_KERNELS_CUH
 
@@ -78,6 +90,12 @@ typedef struct
   const int   *lists;
   const int   *counts;
 } filter_args;
+
+/* Patches of a group in shared memory (the filters, aggregate_group):
+ * rows 9 floats apart and patches 72 apart, so a warp's row, column and
+ * per-coefficient accesses hit distinct banks.  */
+#define ROW_PITCH    9
+#define PATCH_PITCH  72
 
 /* ---- the best N of a reference's candidates (both matchers) ---------- */
 
@@ -182,6 +200,102 @@ entry_bound (uint64_t list, int group_max, float tau)
          : fminf (tau, __uint_as_float ((uint32_t) (worst >> 32)));
 }
 
+/* ---- adding a filtered group to the tile's sums (both filters) ------- */
+
+/* sum[t] += v[t] for the t with in[t] (a run of four floats, 16-byte
+ * aligned, in global memory), as a reduction nothing waits for.  */
+__device__ __forceinline__ void
+add_run (float *sum, const float (&v)[4], const bool (&in)[4])
+{
+#if __CUDA_ARCH__ >= 900
+  asm volatile ("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};"
+                :: "l" (__cvta_generic_to_global (sum)),
+                   "f" (v[0]), "f" (v[1]), "f" (v[2]), "f" (v[3]));
+#else
+#pragma unroll
+  for (int t = 0; t < 4; t++)
+    if (in[t])
+      atomicAdd (sum + t, v[t]);
+#endif
+}
+
+/* Patch rows aggregate_group adds in a round (three lanes a row).  */
+#define AGG_ROWS_PER_ROUND 10
+
+static_assert (PATCH_PITCH == BM3D_PATCH * ROW_PITCH,
+               "aggregate_group walks a group's rows ROW_PITCH apart");
+
+/* Adds a filtered group, already weighted (inverse_transform_weighted),
+ * to the tile's sums.  Three lanes take a patch row, one run of four
+ * pixels aligned in the plane (16 bytes) each, with zeros for the
+ * pixels outside the patch: on Hopper a single vector reduction in the
+ * L2 cache then adds all four, so a patch row costs two or three of
+ * them instead of eight scalar atomics, and nothing waits for them.
+ * Ten rows a round (30 lanes) keep a warp's reductions on about as many
+ * rows as a whole warp of runs would, and the row and run of a lane
+ * need no division.  The planes have room for the last run past their
+ * last pixel (tile_buffers_reserve).
+ *
+ * The denominator, w * kaiser summed over the same patches, is the same
+ * window at every patch: so only w goes out, once per patch, into the
+ * plane of patch weights at the patch's corner, and `aggregate` spreads
+ * that plane with the (separable) window.  That halves the reductions
+ * in the L2 cache, which bound the hard-thresholding filter.  */
+__device__ __forceinline__ void
+aggregate_group (float *__restrict__ num, float *__restrict__ weights,
+                 int width, const float *est, const int *px, const int *py,
+                 int m, float weight, int lane)
+{
+  if (lane < m)
+    atomicAdd (weights + (size_t) py[lane] * width + px[lane], weight);
+  if (lane >= 3 * AGG_ROWS_PER_ROUND)
+    return;
+
+  const int run = lane % 3;
+
+  for (int pr = lane / 3; pr < m * BM3D_PATCH; pr += AGG_ROWS_PER_ROUND)
+    {
+      const unsigned p = (unsigned) pr / BM3D_PATCH;
+      const unsigned i = (unsigned) pr % BM3D_PATCH;
+      /* 32-bit offsets: a plane lies within the workspace.  */
+      const unsigned row0 = (unsigned) (py[p] + (int) i) * (unsigned) width
+                            + (unsigned) px[p];
+      const int j0 = 4 * run - (int) (row0 & 3);
+
+      if (j0 > BM3D_PATCH - 1)
+        continue;
+      const float *e = est + pr * ROW_PITCH + j0;
+      float n[4];
+      bool in[4];
+
+#pragma unroll
+      for (int t = 0; t < 4; t++)
+        {
+          in[t] = (unsigned) (j0 + t) < BM3D_PATCH;
+          n[t] = in[t] ? e[t] : 0.0f;
+        }
+      add_run (num + (row0 + j0), n, in);
+    }
+}
+
+/* ---- block matching (bm3d_cuda_match.cu) ----------------------------- */
+
+/* |Q|^2 of every patch of the centred `plane` into `norms` (pitch:
+ * width), for the rows -pad .. height + pad - 1 (patch_norms).  */
+void bm3d_cuda_patch_norms_launch (const float *plane, int width,
+                                   int height, int pad, float *norms,
+                                   cudaStream_t stream);
+
+/* Dynamic shared bytes of block_match at this reference step and
+ * search radius, and the attribute that lets it have them.  */
+size_t bm3d_cuda_block_match_smem (int step, int radius);
+cudaError_t bm3d_cuda_block_match_setup (size_t smem);
+
+/* Matches the batch's references ma->ry_begin .. ry_end - 1, columns
+ * ma->rx_begin .. ax.n - 1.  */
+void bm3d_cuda_block_match_launch (const match_args *ma, size_t smem,
+                                   cudaStream_t stream);
+
 /* ---- block matching along reference rows (bm3d_cuda_match_rows.cu) ---- */
 
 /* Dynamic shared bytes of block_match_rows for these parameters, or 0
@@ -196,5 +310,65 @@ size_t bm3d_cuda_row_match_smem (int step, int radius, int group_max,
  * column when the grid adds one.  */
 cudaError_t bm3d_cuda_row_match_launch (const match_args *ma, size_t smem,
                                         cudaStream_t stream);
+
+/* ---- collaborative filtering (bm3d_cuda_filter.cu) ------------------- */
+
+/* A filter kernel's launch shape.  */
+typedef struct
+{
+  int           warps;
+  int           rect_x;    /* references per block, across */
+  int           rect_y;    /* and down                     */
+  size_t        smem;      /* dynamic shared bytes         */
+} filter_config;
+
+/* The shape of a phase's filter for groups of up to `group_max`
+ * patches on a device whose blocks may opt into `smem_optin` shared
+ * bytes.  */
+filter_config bm3d_cuda_filter_config (bool wiener, int group_max,
+                                       int smem_optin);
+
+/* The 2D transforms ([0] hard forward, [1] hard inverse, [2] Wiener
+ * forward, [3] Wiener inverse) and the Kaiser windows of both phases,
+ * into the filters' constant memory (on `stream`).  */
+cudaError_t bm3d_cuda_filter_tables
+  (const float tf[4][BM3D_PATCH][BM3D_PATCH],
+   const float kaiser[2][BM3D_PATCH][BM3D_PATCH], cudaStream_t stream);
+
+/* The attribute that lets the phase's filter for the 2D transform
+ * `transform_kind` (a bm3d_transform_kind) have fc->smem shared bytes.  */
+cudaError_t bm3d_cuda_filter_setup (bool wiener, int transform_kind,
+                                    const filter_config *fc);
+
+/* Filters the groups of the batch's references fa->ry_begin .. ry_end
+ * - 1, every channel.  */
+void bm3d_cuda_filter_launch (bool wiener, int transform_kind,
+                              const filter_args *fa, const filter_config *fc,
+                              int channels, cudaStream_t stream);
+
+/* ---- aggregation (bm3d_cuda_aggregate.cu) ---------------------------- */
+
+/* aggregate's planes per channel: the filters' sums, the result, and
+ * the value a pixel no patch covers keeps.  */
+typedef struct
+{
+  float       *num[BM3D_MAX_CHANNELS];
+  const float *weights[BM3D_MAX_CHANNELS];
+  float       *out[BM3D_MAX_CHANNELS];
+  const float *fallback[BM3D_MAX_CHANNELS];
+  int          channels;
+  int          width, height;
+  int          phase;     /* whose Kaiser window */
+} aggregate_args;
+
+/* The one-dimensional Kaiser windows of both phases, into aggregate's
+ * constant memory (on `stream`).  */
+cudaError_t bm3d_cuda_aggregate_tables (const float kaiser_1d[2][BM3D_PATCH],
+                                        cudaStream_t stream);
+
+/* out = numerator / denominator of every channel; clears the
+ * numerators.  */
+void bm3d_cuda_aggregate_launch (const aggregate_args *a,
+                                 cudaStream_t stream);
 
 #endif /* BM3D_CUDA_KERNELS_CUH */
