@@ -53,7 +53,7 @@ __constant__ float c_kaiser[2][BM3D_PATCH_AREA];
  * filters are built for each, so products by zeros are left out (24 of
  * the 64 entries of bior1.5's forward matrix, 16 of its inverse's; see
  * transform_1d) and the rest become immediate operands; on an H100 the
- * immediates took 7 % off both phases (BENCHMARKS.md).  They are
+ * immediates took 7 % off both phases (docs/cuda-experiments.md).  They are
  * bm3d_transform_2d_init's tables to nine digits, entries below 1e-6
  * (rounding left by the inversion) as 0; literal_transforms_check
  * compares them with those tables, and the filters read c_transform
@@ -598,7 +598,7 @@ collaborative_filter (const filter_args &a)
    * groups a warp), and copying the window into shared memory and
    * waiting for the copy cost them more than reading constant memory;
    * the Wiener filter's groups take about three times as long and gain
-   * from the copy (both measured, BENCHMARKS.md).  */
+   * from the copy (both measured, docs/cuda-experiments.md).  */
   const float *kaiser = c_kaiser[0];
 
   if (WIENER)
@@ -780,7 +780,7 @@ filter_transform_kind (int kind)
  * (on an H100 this beat 8x8, and 2x2 with the sums in global memory),
  * 8x4 for the hard-thresholding filter, whose groups are shorter: four
  * a warp beat two (4x4), and 8x8 and 16x8 left too few blocks for the
- * last wave on gray images (BENCHMARKS.md); fewer warps where shared
+ * last wave on gray images (docs/cuda-experiments.md); fewer warps where shared
  * memory is short.  */
 template <bool WIENER>
 static filter_config

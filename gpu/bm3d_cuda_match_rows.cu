@@ -49,7 +49,7 @@
  * Against block_match this executes about 40 % fewer instructions, but
  * with the per-reference state in shared memory four blocks of four
  * warps fill an SM, and a warp holds 30 references: it wins on large
- * tiles only (BENCHMARKS.md).  */
+ * tiles only (docs/cuda-experiments.md).  */
 #include <cuda_runtime.h>
 
 #include <stddef.h>
