@@ -269,8 +269,9 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
   /* Matching goes along reference rows where that layout applies (the
    * reference step 3) and fits, and the batches fill the device: its
    * warps take 30 references each, so on a small tile too few of them
-   * run at once to hide their latency (docs/cuda-experiments.md); block_match
-   * takes the rest, and the last column where the grid adds one.  */
+   * run at once to hide their latency (docs/cuda-experiments.md);
+   * block_match takes the rest, and the last column where the grid adds
+   * one.  */
   const size_t row_smem = bm3d_cuda_row_match_smem (pp->step, radius,
                                                     ma.group_max,
                                                     dev->smem_optin);

@@ -780,8 +780,8 @@ filter_transform_kind (int kind)
  * (on an H100 this beat 8x8, and 2x2 with the sums in global memory),
  * 8x4 for the hard-thresholding filter, whose groups are shorter: four
  * a warp beat two (4x4), and 8x8 and 16x8 left too few blocks for the
- * last wave on gray images (docs/cuda-experiments.md); fewer warps where shared
- * memory is short.  */
+ * last wave on gray images (docs/cuda-experiments.md); fewer warps
+ * where shared memory is short.  */
 template <bool WIENER>
 static filter_config
 filter_config_for (int group_max, int smem_optin)
