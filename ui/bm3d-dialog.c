@@ -793,6 +793,19 @@ probe_done (Dialog *d,
     }
 }
 
+/* Whether `core` is the preview's area now.  */
+static gboolean
+preview_shows (Dialog              *d,
+               const GeglRectangle *core)
+{
+  GimpPreview   *preview = GIMP_PREVIEW (d->preview);
+  GeglRectangle  now;
+
+  gimp_preview_get_position (preview, &now.x, &now.y);
+  gimp_preview_get_size (preview, &now.width, &now.height);
+  return gegl_rectangle_equal (&now, core);
+}
+
 static void
 preview_done (Dialog *d,
               Job    *job)
@@ -820,6 +833,16 @@ preview_done (Dialog *d,
   if (! gimp_preview_get_update (GIMP_PREVIEW (d->preview))
       || ! gimp_item_is_valid (d->drawable_id))
     return;
+  /* GimpScrolledPreview takes a resize or a scroll at once but says so
+   * only 200 ms later, and the steps of a drag keep their epoch: a
+   * result for another rectangle would be drawn at the new size, read
+   * past its buffer.  The "invalidated" to come asks for the new one.  */
+  if (! preview_shows (d, &job->core))
+    {
+      dialog_log (d, "dropped serial=%d epoch=%d reason=moved", job->serial,
+                  job->epoch);
+      return;
+    }
 
   gimp_preview_draw_buffer (GIMP_PREVIEW (d->preview), job->u8,
                             job->core.width * d->layout.channels);
