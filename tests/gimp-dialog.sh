@@ -17,7 +17,9 @@
 #  4. Reset: back to the defaults, OK gives the defaults' pixels;
 #  5. Estimate (when the engine can estimate): sets sigma, previews it,
 #     and OK gives the pixels of the procedure's sigma 0 (estimate,
-#     then denoise).
+#     then denoise);
+#  6. Estimate and OK at once, from a saved sigma of 60: OK waits for
+#     the estimate, and gives the pixels of sigma 0 too.
 # A screenshot of the first dialog is kept (BM3D_DIALOG_SCREENSHOT=FILE
 # copies it out).  Skipped without xvfb-run, xdotool, dbus-run-session
 # and ImageMagick's import.
@@ -236,6 +238,21 @@ inner ()
     fi
     wait_gone
   fi
+
+  # 6. Estimate and OK at once (saved sigma 60): OK waits for the
+  # estimate.  Escape when the engine cannot estimate.
+  window=$(wait_window)
+  note "dialog 6: ${window:-none}"
+  if test -n "$window"; then
+    focus "$window"
+    wait_log ' probe '
+    if session_log | grep -q ' probe .* estimate=1'; then
+      xdotool key alt+e alt+o
+    else
+      xdotool key Escape
+    fi
+    wait_gone
+  fi
   wait "$gimp_pid"
 }
 
@@ -265,6 +282,7 @@ u8=PRECISION-U8-GAMMA
 # groups 8 and 16, step 2, lambda 3.0, chroma scale 1.5.
 saved_40=$(saved_values 40 0 1)
 saved_expert=$(saved_values 20 0 1 1 51 8 16 2 3.0 1.5)
+saved_60=$(saved_values 60 0 0)
 
 denoise ()  # RUN-MODE SIGMA MODE BACKEND OUT
 {
@@ -296,6 +314,9 @@ timeout 900 xvfb-run -a -s "-screen 0 1280x900x24" \
           \"$work/estimate-before.raw\" \"$work/estimate-dialog.raw\")" \
   "(t-try \"$noisy\" $u8 RUN-NONINTERACTIVE 0.0 0 0
           \"$work/sigma0-before.raw\" \"$work/sigma0.raw\")" \
+  "(t-set-last-values $saved_60)" \
+  "(t-try \"$noisy\" $u8 RUN-INTERACTIVE 99.0 7 7
+          \"$work/estimate-ok-before.raw\" \"$work/estimate-ok.raw\")" \
   2> "$work/xvfb.err"
 echo "# xvfb-run exited with status $?"
 
@@ -306,10 +327,10 @@ session ()
 }
 
 check "GIMP ran without a plug-in crash" no_crash "$log"
-for k in 1 2 3 4 5; do
+for k in 1 2 3 4 5 6; do
   check "dialog $k appeared" grep -q "dialog $k: [0-9]" "$work/driver.out"
 done
-for k in 1 2 3 4 6 7 8 9 10 11 12 13; do
+for k in 1 2 3 4 6 7 8 9 10 11 12 13 14 15; do
   check "batch command $k succeeded" is_ok "$log" $k
 done
 
@@ -381,6 +402,12 @@ if grep -q ' probe .* estimate=1' <(session 5); then
     grep -q -E 'drawn .* mode=bm3d fast=0 ' <(sed -n '/ estimate sigma=/,$p' <(session 5))
   check "Estimate, then OK: the pixels of the procedure's sigma 0" \
     cmp "$work/estimate-dialog.raw" "$work/sigma0.raw"
+  # 6.  When the estimate came before the OK press was handled, the
+  # dialog did not need to wait: said, not failed.
+  grep -q ' wait-estimate' <(session 6) \
+    || echo "# dialog 6: the estimate finished before OK was handled"
+  check "Estimate and OK at once: OK waited, the pixels of sigma 0" \
+    cmp "$work/estimate-ok.raw" "$work/sigma0.raw"
 else
   ok "# SKIP Estimate: the engine cannot estimate the noise level yet"
   check "without an estimator the Estimate button is off and sigma 0 refused" \

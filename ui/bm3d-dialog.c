@@ -73,6 +73,10 @@
  * a longer translation.  */
 #define STATUS_LINES     4
 
+/* How long OK waits for an estimate in flight: it takes milliseconds
+ * once the worker has dropped its preview.  */
+#define ESTIMATE_WAIT_MS 10000
+
 /* The probe's tiny image: enough for every mode's smallest tile.  */
 #define PROBE_SIDE       64
 
@@ -150,6 +154,7 @@ struct _Dialog
   gboolean        estimate_ok;
   gboolean        estimate_on_open;
   gboolean        estimating;
+  gboolean        estimate_failed;
   gchar          *backend_line;
   gchar          *preview_line;
   gchar          *estimate_line;
@@ -875,6 +880,7 @@ estimate_done (Dialog *d,
 {
   d->estimating = FALSE;
   gtk_widget_set_sensitive (d->estimate_button, d->estimate_ok);
+  d->estimate_failed = ! job->ok;
   if (! job->ok)
     {
       set_line (&d->estimate_line, g_strdup (job->message));
@@ -957,6 +963,57 @@ estimate_clicked (GtkButton *button,
   dialog_log (d, "request-estimate serial=%d width=%d height=%d",
               job->serial, sample.width, sample.height);
   submit (d, &d->pending_estimate, job);
+}
+
+static gboolean
+wait_expired (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* OK while the noise level is being estimated (Estimate pressed, or a
+ * saved "estimate" when the dialog opened): the user asked for that
+ * level, so the final run waits for it rather than silently use the
+ * slider's old one; when it does not come, the user is told.  */
+static void
+finish_estimate (Dialog *d)
+{
+  gboolean  expired = FALSE;
+  guint     timer;
+  Job      *preview;
+
+  if (! d->estimating && ! d->estimate_on_open)
+    return;
+
+  /* Previews are of no use now: the worker turns to the estimate.  */
+  g_mutex_lock (&d->lock);
+  preview = d->pending;
+  d->pending = NULL;
+  g_mutex_unlock (&d->lock);
+  job_free (preview);
+  g_atomic_int_inc (&d->epoch);
+
+  /* The estimate sets the slider; that must not ask for a preview.  */
+  d->updating = TRUE;
+  gtk_widget_set_sensitive (d->window, FALSE);
+  dialog_log (d, "wait-estimate");
+  timer = g_timeout_add (ESTIMATE_WAIT_MS, wait_expired, &expired);
+  while ((d->estimating || d->estimate_on_open) && ! expired)
+    g_main_context_iteration (NULL, TRUE);
+  if (! expired)
+    g_source_remove (timer);
+  d->updating = FALSE;
+
+  if (d->estimating || d->estimate_on_open)
+    g_message (_("The noise level estimate did not finish in time and was "
+                 "not applied; the image was denoised at noise level "
+                 "%.1f."), d->values->sigma);
+  else if (d->estimate_failed)
+    g_message (_("The noise level could not be estimated (%s) and the "
+                 "image was denoised at noise level %.1f."),
+               d->estimate_line ? d->estimate_line : "?",
+               d->values->sigma);
 }
 
 /* ---- widgets ----------------------------------------------------------- */
@@ -1637,6 +1694,8 @@ bm3d_dialog_run (gint32      drawable_id,
 
   if (d.rest_id)
     g_source_remove (d.rest_id);
+  if (response == GTK_RESPONSE_OK)
+    finish_estimate (&d);
   dialog_stop_worker (&d);
   dialog_close_log (&d, response);
   gtk_widget_destroy (d.window);
