@@ -143,8 +143,10 @@ exprs+=("(t-set-last-values $(saved_values 10 0 1 1))" "$interactive")
 dialog_log=$work/dialog.log
 : > "$dialog_log"
 export work dialog_log title modes repeat
+# -noreset: no server reset when the last client leaves (see
+# tests/gimp-dialog.sh).
 BM3D_DIALOG_LOG=$dialog_log \
-timeout 1800 xvfb-run -a -s "-screen 0 1280x900x24" \
+timeout 1800 xvfb-run -a -s "-screen 0 1280x900x24 -noreset" \
   dbus-run-session -- bash "$0" --inner "$work/gimp.log" "${exprs[@]}" \
   2> /dev/null
 

@@ -64,8 +64,10 @@ log=$work/gimp.log
 : > "$work/driver.out"
 : > "$dialog_log"
 export work dialog_log
+# -noreset: no server reset when the last client leaves (see
+# tests/gimp-dialog.sh).
 BM3D_DENOISE_LOCALEDIR=$work/locale BM3D_DIALOG_LOG=$dialog_log \
-timeout 600 xvfb-run -a -s "-screen 0 1280x900x24" \
+timeout 600 xvfb-run -a -s "-screen 0 1280x900x24 -noreset" \
   dbus-run-session -- bash "$0" --inner "$log" \
   "(t-try \"$work/noisy.png\" PRECISION-U8-GAMMA RUN-INTERACTIVE 99.0 7 7
           \"$work/before.raw\" \"$work/after.raw\")" \
