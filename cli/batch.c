@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include "batch.h"
+#include "output_file.h"
 #include "util.h"
 
 #include <errno.h>
@@ -435,34 +436,6 @@ worker_main (void *arg)
 
 /* ---- writers ------------------------------------------------------------ */
 
-/* The folder part of `path` ("." when it has none), newly allocated.  */
-static char *
-folder_of (const char *path)
-{
-  const char *slash = strrchr (path, '/');
-  size_t len;
-  char *dir;
-
-  if (!slash)
-    return strdup (".");
-  len = slash == path ? 1 : (size_t) (slash - path);
-  dir = malloc (len + 1);
-  if (dir)
-    {
-      memcpy (dir, path, len);
-      dir[len] = '\0';
-    }
-  return dir;
-}
-
-static const char *
-base_of (const char *path)
-{
-  const char *slash = strrchr (path, '/');
-
-  return slash ? slash + 1 : path;
-}
-
 static void
 set_temp (Batch *b, int writer, const char *path)
 {
@@ -471,67 +444,29 @@ set_temp (Batch *b, int writer, const char *path)
   pthread_mutex_unlock (&b->lock);
 }
 
+/* The writer's temporary file, for the signal thread.  */
+static void
+note_temp (const char *temp, void *data)
+{
+  Stage *stage = data;
+
+  set_temp (stage->batch, stage->index, temp);
+}
+
 /* Writes the job's result to a temporary file beside its output and
  * renames it into place.  */
 static int
-write_job (Batch *b, int writer, Job *job, char *error, size_t error_len)
+write_job (Stage *stage, Job *job, char *error, size_t error_len)
 {
+  Batch *b = stage->batch;
   const BatchOptions *opt = b->opt;
   ImageWriteOptions options = opt->write;
-  char *dir = folder_of (job->output);
-  char temp[PATH_MAX];
-  char why[1024];
-  int fd;
-
-  if (!dir)
-    {
-      snprintf (error, error_len, "%s: out of memory", job->output);
-      return -1;
-    }
-  if (snprintf (temp, sizeof temp, "%s/.%s.XXXXXX", dir,
-                base_of (job->output)) >= (int) sizeof temp)
-    {
-      snprintf (error, error_len, "%s: file name too long", job->output);
-      free (dir);
-      return -1;
-    }
-  fd = mkstemp (temp);
-  if (fd < 0)
-    {
-      snprintf (error, error_len, "%s: cannot create a file in %s: %s",
-                job->output, dir, strerror (errno));
-      free (dir);
-      return -1;
-    }
-  free (dir);
-  close (fd);
-  set_temp (b, writer, temp);
 
   options.depth = cli_output_depth (opt->depth, &job->out, job->format);
   options.cancel = &b->stop;
-  if (image_write_with (temp, job->format, &job->out, &options, why,
-                        sizeof why) < 0)
-    {
-      /* The message names the temporary file: name the output.  */
-      size_t len = strlen (temp);
-      const char *text = strncmp (why, temp, len) == 0 && why[len] == ':'
-                         ? why + len + 2 : why;
-
-      snprintf (error, error_len, "%s: %s", job->output, text);
-      unlink (temp);
-      set_temp (b, writer, NULL);
-      return -1;
-    }
-  if (chmod (temp, b->file_mode) != 0 || rename (temp, job->output) != 0)
-    {
-      snprintf (error, error_len, "%s: cannot put the file in place: %s",
-                job->output, strerror (errno));
-      unlink (temp);
-      set_temp (b, writer, NULL);
-      return -1;
-    }
-  set_temp (b, writer, NULL);
-  return 0;
+  return output_file_write (job->output, job->format, &job->out, &options,
+                            b->file_mode, note_temp, stage, error,
+                            error_len);
 }
 
 static void *
@@ -546,7 +481,7 @@ writer_main (void *arg)
     {
       double t = now_seconds ();
 
-      if (write_job (b, stage->index, job, error, sizeof error) < 0)
+      if (write_job (stage, job, error, sizeof error) < 0)
         {
           job_failed (b, job, error);
           continue;
@@ -643,12 +578,13 @@ format_string (const char *format, ...)
 static char *
 output_path (const BatchOptions *opt, const char *input)
 {
-  const char *base = base_of (input);
+  const char *base = path_base (input);
   const char *dot = strrchr (base, '.');
   int stem = dot && dot != base ? (int) (dot - base) : (int) strlen (base);
   const char *ext = base + stem;
   const char *suffix = opt->suffix ? opt->suffix : "";
-  char *dir = opt->output_dir ? strdup (opt->output_dir) : folder_of (input);
+  char *dir = opt->output_dir ? strdup (opt->output_dir)
+                              : path_folder (input);
   char *path;
 
   if (!dir)
@@ -719,9 +655,9 @@ find_input (const FileId *inputs, int n, dev_t dev, ino_t ino)
 static char *
 output_key (const char *output)
 {
-  char *dir = folder_of (output);
+  char *dir = path_folder (output);
   char *real = dir ? realpath (dir, NULL) : NULL;
-  char *key = real ? format_string ("%s/%s", real, base_of (output))
+  char *key = real ? format_string ("%s/%s", real, path_base (output))
                    : strdup (output);
 
   free (dir);
@@ -1007,7 +943,6 @@ batch_run (const BatchOptions *opt, char *const *files, int n_files)
   sigset_t set, old;
   pthread_t signals;
   int signals_started = 0, status = 1, sig;
-  mode_t mask;
   double elapsed;
 
   memset (&b, 0, sizeof b);
@@ -1017,9 +952,7 @@ batch_run (const BatchOptions *opt, char *const *files, int n_files)
   atomic_init (&b.stop, 0);
   pthread_mutex_init (&b.lock, NULL);
   pthread_cond_init (&b.changed, NULL);
-  mask = umask (0);
-  umask (mask);
-  b.file_mode = 0666 & ~mask;
+  b.file_mode = output_file_new_mode ();
   b.progress = opt->progress < 0 ? isatty (STDERR_FILENO) : opt->progress;
 
   if (opt->output_dir && check_output_dir (opt->output_dir) < 0)

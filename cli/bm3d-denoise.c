@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include "batch.h"
+#include "output_file.h"
 #include "bm3d.h"
 #include "image_io.h"
 #include "util.h"
@@ -861,8 +862,9 @@ write_output (const Options *opt, Image *img, const Image *in)
     message ("%s: %s has no alpha channel; alpha dropped", opt->output,
              image_format_name (format));
   image_quantize (img, format, options.depth);
-  if (image_write_with (opt->output, format, img, &options, error,
-                        sizeof error) < 0)
+  if (output_file_write (opt->output, format, img, &options,
+                         output_file_new_mode (), output_file_signal_note,
+                         NULL, error, sizeof error) < 0)
     {
       message ("%s", error);
       return -1;
@@ -870,15 +872,22 @@ write_output (const Options *opt, Image *img, const Image *in)
   return 0;
 }
 
-/* Catches a bad output name before any long computation.  */
+/* Catches a bad output name, or an output that is the input by any
+ * path, before any long computation.  */
 static int
-check_output_name (const char *path)
+check_output_name (const Options *opt)
 {
   char error[512];
 
-  if (image_check_path (path, error, sizeof error) < 0)
+  if (image_check_path (opt->output, error, sizeof error) < 0)
     {
       message ("%s", error);
+      return -1;
+    }
+  if (output_file_is_input (opt->output, opt->input))
+    {
+      message ("%s: is the input file %s; an input is never overwritten "
+               "(choose another output name)", opt->output, opt->input);
       return -1;
     }
   return 0;
@@ -930,7 +939,7 @@ run_add_noise (const Options *opt, int convert_only)
   Image img;
   int status;
 
-  if (check_output_name (opt->output) < 0 || read_input (opt->input, &img) < 0)
+  if (check_output_name (opt) < 0 || read_input (opt->input, &img) < 0)
     return EXIT_RUNTIME;
   if (!convert_only)
     add_noise (&img, opt->noise_sigma, opt->seed);
@@ -983,7 +992,7 @@ run_denoise (const Options *opt)
   double t0 = now_seconds (), t_read, t_write;
   int result = EXIT_RUNTIME;
 
-  if (check_output_name (opt->output) < 0 || read_input (opt->input, &in) < 0)
+  if (check_output_name (opt) < 0 || read_input (opt->input, &in) < 0)
     return EXIT_RUNTIME;
   if (opt->reference && read_reference (opt, &in, &ref) < 0)
     {
@@ -1076,6 +1085,7 @@ main (int argc, char **argv)
       opt.batch.write = opt.write;
       return batch_run (&opt.batch, opt.files, opt.n_files);
     }
+  output_file_guard_signals ();
   switch (opt.action)
     {
     case ACTION_COMPARE:

@@ -21,6 +21,8 @@ cli_bm3d_denoise_SOURCES = \
 	cli/bm3d-denoise.c \
 	cli/batch.c \
 	cli/batch.h \
+	cli/output_file.c \
+	cli/output_file.h \
 	cli/util.c \
 	cli/util.h
 cli_bm3d_denoise_CFLAGS = $(AM_CFLAGS)
