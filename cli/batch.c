@@ -307,10 +307,20 @@ reader_main (void *arg)
           continue;
         }
       t = now_seconds ();
-      if (image_read (job->input, &job->in, error, sizeof error) < 0)
+      if (image_read (job->input, &job->in, error, sizeof error) < 0
+          || image_check_size_for (job->output, job->format,
+                                   job->in.width, job->in.height, error,
+                                   sizeof error) < 0)
         {
           job_failed (b, job, error);
           continue;
+        }
+      image_read_notes (job->input, &job->in, error, sizeof error);
+      if (error[0])
+        {
+          pthread_mutex_lock (&b->lock);
+          say_locked (b, "%s", error);
+          pthread_mutex_unlock (&b->lock);
         }
       /* The result's memory too, touched here so that its page faults
        * are not paid by the engine worker, which sets the pace.  */

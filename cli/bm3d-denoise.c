@@ -906,6 +906,25 @@ read_input (const char *path, Image *img)
   return 0;
 }
 
+/* After reading the input, before the work: says what the read left
+ * out, and refuses an image OUTPUT's format cannot hold.  */
+static int
+check_input_image (const Options *opt, const Image *img)
+{
+  char text[512];
+
+  image_read_notes (opt->input, img, text, sizeof text);
+  if (text[0])
+    message ("%s", text);
+  if (image_check_size_for (opt->output, image_format_for_path (opt->output),
+                            img->width, img->height, text, sizeof text) < 0)
+    {
+      message ("%s", text);
+      return -1;
+    }
+  return 0;
+}
+
 static int
 run_compare (const Options *opt)
 {
@@ -941,6 +960,11 @@ run_add_noise (const Options *opt, int convert_only)
 
   if (check_output_name (opt) < 0 || read_input (opt->input, &img) < 0)
     return EXIT_RUNTIME;
+  if (check_input_image (opt, &img) < 0)
+    {
+      image_free (&img);
+      return EXIT_RUNTIME;
+    }
   if (!convert_only)
     add_noise (&img, opt->noise_sigma, opt->seed);
   status = write_output (opt, &img, &img) < 0 ? EXIT_RUNTIME : EXIT_SUCCESS;
@@ -994,7 +1018,8 @@ run_denoise (const Options *opt)
 
   if (check_output_name (opt) < 0 || read_input (opt->input, &in) < 0)
     return EXIT_RUNTIME;
-  if (opt->reference && read_reference (opt, &in, &ref) < 0)
+  if (check_input_image (opt, &in) < 0
+      || (opt->reference && read_reference (opt, &in, &ref) < 0))
     {
       image_free (&in);
       return EXIT_RUNTIME;

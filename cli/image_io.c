@@ -17,6 +17,7 @@
 #include "io_codec.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -173,6 +174,26 @@ io_set_error (char *error, size_t error_len, const char *format, ...)
   va_start (args, format);
   vsnprintf (error, error_len, format, args);
   va_end (args);
+  image_text_sanitize (error);
+}
+
+void
+image_text_sanitize (char *text)
+{
+  unsigned char *p = (unsigned char *) text;
+
+  for (; *p; p++)
+    {
+      if (*p < 0x20 || *p == 0x7f)
+        *p = '?';
+      else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+        {
+          /* U+0080..U+009F: two bytes, two marks.  */
+          p[0] = '?';
+          p[1] = '?';
+          p++;
+        }
+    }
 }
 
 int
@@ -298,12 +319,14 @@ io_cancelled (const ImageWriteOptions *options)
 }
 
 static int
-set_block (unsigned char **block, size_t *block_len, const void *data,
-           size_t len)
+set_block (unsigned char **block, size_t *block_len, size_t *dropped,
+           const void *data, size_t len)
 {
   free (*block);
   *block = NULL;
   *block_len = 0;
+  if (len > IMAGE_MAX_METADATA)
+    *dropped = len;
   if (!data || len == 0 || len > IMAGE_MAX_METADATA)
     return 0;
   *block = malloc (len);
@@ -317,13 +340,15 @@ set_block (unsigned char **block, size_t *block_len, const void *data,
 int
 io_set_icc (Image *img, const void *data, size_t len)
 {
-  return set_block (&img->meta.icc, &img->meta.icc_len, data, len);
+  return set_block (&img->meta.icc, &img->meta.icc_len,
+                    &img->meta.icc_dropped, data, len);
 }
 
 int
 io_set_exif (Image *img, const void *data, size_t len)
 {
-  return set_block (&img->meta.exif, &img->meta.exif_len, data, len);
+  return set_block (&img->meta.exif, &img->meta.exif_len,
+                    &img->meta.exif_dropped, data, len);
 }
 
 /* ---- memory ------------------------------------------------------------- */
@@ -386,11 +411,101 @@ image_quantize (Image *img, ImageFormat format, int depth)
 
 /* ---- entry points ------------------------------------------------------- */
 
+/* JPEG_MAX_DIMENSION of libjpeg.  */
+#define JPEG_MAX_SIDE 65500
+
+int
+image_check_size_for (const char *path, ImageFormat format, int width,
+                      int height, char *error, size_t error_len)
+{
+  if (format == IMAGE_FORMAT_JPEG
+      && (width > JPEG_MAX_SIDE || height > JPEG_MAX_SIDE))
+    {
+      io_set_error (error, error_len, "%s: JPEG holds at most %d pixels a "
+                    "side, not %dx%d (use .png or .tif)", path,
+                    JPEG_MAX_SIDE, width, height);
+      return -1;
+    }
+  return 0;
+}
+
+static void
+append_note (char *text, size_t text_len, const char *what, size_t len)
+{
+  size_t used = strlen (text);
+
+  if (!len || used >= text_len)
+    return;
+  if (len > 1)
+    snprintf (text + used, text_len - used, "%s%s of %.1f MiB",
+              used ? ", " : "", what, len / 1048576.0);
+  else
+    snprintf (text + used, text_len - used, "%s%s", used ? ", " : "", what);
+}
+
+void
+image_read_notes (const char *path, const Image *img, char *text,
+                  size_t text_len)
+{
+  char what[256] = "";
+
+  if (!text || !text_len)
+    return;
+  text[0] = '\0';
+  append_note (what, sizeof what, "its ICC profile", img->meta.icc_dropped);
+  append_note (what, sizeof what, "its EXIF block", img->meta.exif_dropped);
+  if (what[0])
+    io_set_error (text, text_len, "%s: %s dropped (over the %zu MiB limit "
+                  "for metadata)", path, what, IMAGE_MAX_METADATA >> 20);
+}
+
+/* Opens `path` for reading only when it is a regular file: a FIFO or a
+ * device could block forever or never end.  The open itself does not
+ * wait (O_NONBLOCK); the check is on what was opened.  */
+static FILE *
+open_regular (const char *path, char *error, size_t error_len)
+{
+  struct stat st;
+  FILE *fp;
+  int fd = open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+  if (fd < 0)
+    {
+      io_set_error (error, error_len, "%s: cannot open: %s", path,
+                    strerror (errno));
+      return NULL;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      int err = errno;
+
+      if (fstat (fd, &st) != 0)
+        io_set_error (error, error_len, "%s: cannot open: %s", path,
+                      strerror (err));
+      else if (S_ISDIR (st.st_mode))
+        io_set_error (error, error_len, "%s: cannot open: %s", path,
+                      strerror (EISDIR));
+      else
+        io_set_error (error, error_len, "%s: not a regular file (a FIFO, "
+                      "device or socket); refused", path);
+      close (fd);
+      return NULL;
+    }
+  if (fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK) != 0
+      || !(fp = fdopen (fd, "rb")))
+    {
+      io_set_error (error, error_len, "%s: cannot open: %s", path,
+                    strerror (errno));
+      close (fd);
+      return NULL;
+    }
+  return fp;
+}
+
 int
 image_read (const char *path, Image *img, char *error, size_t error_len)
 {
   const ImageCodec *codec;
-  struct stat st;
   FILE *fp;
   int status;
 
@@ -398,20 +513,9 @@ image_read (const char *path, Image *img, char *error, size_t error_len)
   if (image_check_path (path, error, error_len) < 0)
     return -1;
   codec = codec_of (image_format_for_path (path));
-  fp = fopen (path, "rb");
+  fp = open_regular (path, error, error_len);
   if (!fp)
-    {
-      io_set_error (error, error_len, "%s: cannot open: %s", path,
-                    strerror (errno));
-      return -1;
-    }
-  if (fstat (fileno (fp), &st) == 0 && S_ISDIR (st.st_mode))
-    {
-      io_set_error (error, error_len, "%s: cannot open: %s", path,
-                    strerror (EISDIR));
-      fclose (fp);
-      return -1;
-    }
+    return -1;
   status = codec->read (path, fp, img, error, error_len);
   if (status == 0 && ferror (fp))
     {
@@ -423,6 +527,27 @@ image_read (const char *path, Image *img, char *error, size_t error_len)
     image_free (img);
   fclose (fp);
   return status;
+}
+
+/* The libraries say "Write Error" (libpng) or "Write error at scanline
+ * 700" (libtiff) and leave the cause in errno: add it, when it is one a
+ * write gives.  */
+static void
+add_system_reason (char *error, size_t error_len, int err)
+{
+  const char *reason;
+  size_t used;
+
+  if (!error || !error_len || !error[0])
+    return;
+  if (err != ENOSPC && err != EDQUOT && err != EIO && err != EFBIG
+      && err != EROFS && err != EPIPE)
+    return;
+  reason = strerror (err);
+  used = strlen (error);
+  if (strstr (error, reason) || used >= error_len)
+    return;
+  snprintf (error + used, error_len - used, ": %s", reason);
 }
 
 int
@@ -473,7 +598,10 @@ image_write_with (const char *path, ImageFormat format, const Image *img,
     }
   if (error && error_len)
     error[0] = '\0';
+  errno = 0;
   failed = codec->write (path, fp, img, &opt, error, error_len) < 0;
+  if (failed)
+    add_system_reason (error, error_len, errno);
   if (!failed && (fflush (fp) != 0 || ferror (fp)))
     {
       failed = 1;

@@ -72,6 +72,10 @@ typedef struct
   size_t         icc_len;
   unsigned char *exif;
   size_t         exif_len;
+  size_t         icc_dropped;   /* a profile over IMAGE_MAX_METADATA was
+                                   in the file and not kept: its size,
+                                   or 1 when unknown                    */
+  size_t         exif_dropped;  /* the same for the EXIF block          */
 } ImageMetadata;
 
 typedef struct
@@ -125,6 +129,23 @@ int          image_check_path       (const char *path, char *error,
                                      size_t error_len);
 
 /* Allocate a zero-filled image; returns 0, or -1 with `error` set.  */
+/* Can `format` hold an image of this size?  Checked before the work,
+ * not found out after it: JPEG takes at most 65,500 pixels a side.
+ * Returns 0, or -1 with a one-line reason naming `path`.  */
+int          image_check_size_for   (const char *path, ImageFormat format,
+                                     int width, int height, char *error,
+                                     size_t error_len);
+
+/* What the read of `img` from `path` left out (an ICC profile or EXIF
+ * block over IMAGE_MAX_METADATA), said on one line in `text`; empty when
+ * nothing was.  */
+void         image_read_notes       (const char *path, const Image *img,
+                                     char *text, size_t text_len);
+
+/* Replaces the control characters of `text` (C0, DEL, and C1 in UTF-8)
+ * by '?', in place: text from a file may reach a terminal only so.  */
+void         image_text_sanitize    (char *text);
+
 int          image_alloc            (Image *img, int width, int height,
                                      int channels, int has_alpha, int depth,
                                      char *error, size_t error_len);

@@ -33,6 +33,10 @@
 #define EXIF_HEADER_LEN 6
 /* The payload of one marker segment: 65535 less its length field.  */
 #define MARKER_MAX      65533
+/* A progressive file takes at most this many scans (a normal one has
+ * about 10): a small hostile file of thousands of empty scans would
+ * otherwise cost minutes of decoding.  libjpeg-turbo suggests 500.  */
+#define JPEG_MAX_SCANS  500
 /* Rows decoded or encoded per library call.  */
 #define JPEG_ROWS       16
 
@@ -101,9 +105,26 @@ typedef struct
 {
   struct jpeg_decompress_struct  cinfo;
   JpegError                      err;
+  struct jpeg_progress_mgr       progress;
   unsigned char                 *rows;
   JOCTET                        *icc;
 } JpegReader;
+
+/* Called by libjpeg between scans and rows: stops a file of too many.  */
+static void
+jpeg_count_scans (j_common_ptr common)
+{
+  j_decompress_ptr cinfo = (j_decompress_ptr) common;
+  JpegError *err = (JpegError *) common->err;
+
+  if (cinfo->input_scan_number > JPEG_MAX_SCANS)
+    {
+      io_set_error (err->error, err->error_len, "%s: more than %d scans in "
+                    "a progressive JPEG file; refused", err->path,
+                    JPEG_MAX_SCANS);
+      longjmp (err->jump, 1);
+    }
+}
 
 static int
 jpeg_get_metadata (JpegReader *r, Image *img)
@@ -138,6 +159,8 @@ jpeg_read_pixels (JpegReader *r, const char *path, FILE *fp, Image *img,
     return -1;
 
   jpeg_create_decompress (cinfo);
+  r->progress.progress_monitor = jpeg_count_scans;
+  cinfo->progress = &r->progress;
   jpeg_stdio_src (cinfo, fp);
   jpeg_save_markers (cinfo, JPEG_APP0 + 1, 0xffff);
   jpeg_save_markers (cinfo, JPEG_APP0 + 2, 0xffff);

@@ -28,6 +28,11 @@
  * is 8 KiB, one chunk header and CRC each).  */
 #define PNG_IDAT_BYTES ((size_t) 1 << 20)
 
+/* The largest chunk but IDAT read, and the most a compressed chunk may
+ * inflate to: a metadata block over IMAGE_MAX_METADATA is dropped
+ * anyway, with a margin for compression headers.  */
+#define PNG_MAX_CHUNK (IMAGE_MAX_METADATA + ((size_t) 1 << 20))
+
 /* Everything a PNG call owns, reachable after libpng's longjmp.  */
 typedef struct
 {
@@ -39,6 +44,7 @@ typedef struct
   png_infop      info;
   unsigned char *pixels;
   png_bytep     *rows;
+  int            icc_dropped;   /* libpng left the iCCP chunk out      */
 } PngContext;
 
 static void
@@ -58,9 +64,16 @@ png_on_error (png_structp png, png_const_charp message)
 static void
 png_on_warning (png_structp png, png_const_charp message)
 {
-  /* Warnings (odd chunks, sRGB profile quirks) do not stop a read.  */
-  (void) png;
-  (void) message;
+  PngContext *ctx = png_get_error_ptr (png);
+
+  /* A chunk over PNG_MAX_CHUNK: libpng would skip it by reading all it
+   * claims (2 GB for a 57-byte file); refused instead.  */
+  if (strstr (message, "chunk data is too large"))
+    png_error (png, message);
+  /* Other warnings (odd chunks, sRGB profile quirks) do not stop a
+   * read; a profile left out is said (libpng names the chunk first).  */
+  if (strncmp (message, "iCCP", 4) == 0 && strstr (message, "limit"))
+    ctx->icc_dropped = 1;
 }
 
 /* The ICC profile and the EXIF block, when present and valid.  */
@@ -76,6 +89,8 @@ png_get_metadata (PngContext *ctx, Image *img)
                     &profile_len) == PNG_INFO_iCCP
       && io_set_icc (img, profile, profile_len) < 0)
     return -1;
+  if (ctx->icc_dropped && !img->meta.icc_len)
+    img->meta.icc_dropped = 1;
   if (png_get_eXIf_1 (ctx->png, ctx->info, &exif_len, &exif) == PNG_INFO_eXIf
       && io_set_exif (img, exif, exif_len) < 0)
     return -1;
@@ -95,6 +110,9 @@ png_read_pixels (PngContext *ctx, FILE *fp, Image *img)
 
   png_init_io (ctx->png, fp);
   png_set_user_limits (ctx->png, IMAGE_MAX_SIDE, IMAGE_MAX_SIDE);
+  /* No chunk but IDAT may claim more than PNG_MAX_CHUNK: a 57-byte file
+   * whose text chunk claims 2 GB is refused at once, not allocated.  */
+  png_set_chunk_malloc_max (ctx->png, PNG_MAX_CHUNK);
   png_read_info (ctx->png, ctx->info);
   png_get_IHDR (ctx->png, ctx->info, &width, &height, &bit_depth,
                 &colour_type, NULL, NULL, NULL);
@@ -162,7 +180,8 @@ static int
 read_png (const char *path, FILE *fp, Image *img, char *error,
           size_t error_len)
 {
-  PngContext ctx = { path, error, error_len, fp, NULL, NULL, NULL, NULL };
+  PngContext ctx = { path, error, error_len, fp, NULL, NULL, NULL, NULL,
+                     0 };
   unsigned char signature[8];
   int status;
 
@@ -269,7 +288,8 @@ static int
 write_png (const char *path, FILE *fp, const Image *img,
            const ImageWriteOptions *options, char *error, size_t error_len)
 {
-  PngContext ctx = { path, error, error_len, NULL, NULL, NULL, NULL, NULL };
+  PngContext ctx = { path, error, error_len, NULL, NULL, NULL, NULL, NULL,
+                     0 };
   int colour = io_colour (img);
   int status;
 
