@@ -8,6 +8,7 @@ CLI_TESTS = \
 	tests/cli-noise.sh \
 	tests/cli-denoise.sh \
 	tests/cli-files.sh \
+	tests/cli-safety.sh \
 	tests/cli-batch.sh \
 	tests/cli-gpu-batch.sh \
 	tests/cli-estimate.sh
