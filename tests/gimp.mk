@@ -8,6 +8,7 @@ GIMP_TESTS = \
 	tests/gimp-arguments.sh \
 	tests/gimp-batch.sh \
 	tests/gimp-dialog.sh \
+	tests/gimp-dialog-resize.sh \
 	tests/gimp-nlm.sh \
 	tests/gimp-isoline.sh \
 	tests/gimp-dialog-de.sh
