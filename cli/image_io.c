@@ -557,6 +557,7 @@ image_write_with (const char *path, ImageFormat format, const Image *img,
 {
   const ImageCodec *codec;
   ImageWriteOptions opt;
+  struct stat st;
   FILE *fp;
   int failed, err = 0;
 
@@ -617,7 +618,9 @@ image_write_with (const char *path, ImageFormat format, const Image *img,
       if (err || !error || !error[0])
         io_set_error (error, error_len, "%s: write failed: %s", path,
                       strerror (err ? err : EIO));
-      unlink (path);
+      /* A device or a FIFO written in place stays.  */
+      if (lstat (path, &st) == 0 && S_ISREG (st.st_mode))
+        unlink (path);
       return -1;
     }
   return 0;

@@ -110,8 +110,9 @@ forget_temp (OutputTempFunc note, void *data)
 
 /* What `output` names: a symbolic link is written through, as writing
  * in place would, so that the link stays a link.  Sets `st` and returns
- * 1 when a file is there, 0 when none is, -1 with the reason when what
- * is there cannot be replaced.  `*dest` is newly allocated.  */
+ * 1 when a regular file is there, 0 when none is, 2 when something else
+ * is (a device or a FIFO: written in place, there is nothing to keep),
+ * -1 with the reason when it is a folder.  `*dest` is newly allocated.  */
 static int
 destination_of (const char *output, char **dest, struct stat *st,
                 char *error, size_t error_len)
@@ -141,15 +142,8 @@ destination_of (const char *output, char **dest, struct stat *st,
       free (real);
       return -1;
     }
-  if (!S_ISREG (st->st_mode))
-    {
-      snprintf (error, error_len, "%s: not a regular file; not replaced",
-                output);
-      free (real);
-      return -1;
-    }
   *dest = real ? real : strdup (output);
-  return 1;
+  return S_ISREG (st->st_mode) ? 1 : 2;
 }
 
 /* Root writing over a user's file gives it back to that user; others
@@ -194,6 +188,12 @@ output_file_write (const char *output, ImageFormat format, const Image *img,
   exists = destination_of (output, &dest, &st, error, error_len);
   if (exists < 0)
     return -1;
+  if (exists == 2)
+    {
+      free (dest);
+      return image_write_with (output, format, img, options, error,
+                               error_len);
+    }
   dir = dest ? path_folder (dest) : NULL;
   if (!dir)
     {
@@ -212,8 +212,8 @@ output_file_write (const char *output, ImageFormat format, const Image *img,
   fd = create_temp (temp, note_temp, data);
   if (fd < 0)
     {
-      snprintf (error, error_len, "%s: cannot create a file in %s: %s",
-                output, dir, strerror (errno));
+      snprintf (error, error_len, "%s: cannot create: %s", output,
+                strerror (errno));
       free (dir);
       free (dest);
       return -1;
