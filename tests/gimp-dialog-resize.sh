@@ -34,17 +34,20 @@ inner ()
     done
     # Alt+N: the noise level's spin button, where Up raises sigma by
     # 0.5: each press asks for a fast render of the current rectangle.
-    # The window is resized by the same xdotool call, while that render
-    # runs; larger and smaller by turns.
+    # The window is resized by the same xdotool call, 0 to 950 ms later
+    # (so that, however long a render takes on this machine and build,
+    # some finish in the 200 ms before the preview asks for its new
+    # size); larger and smaller by turns.
     xdotool key alt+n
-    for i in $(seq 1 15); do
+    for i in $(seq 0 19); do
       case $((i % 3)) in
-        0) size="1260 880" ;;
-        1) size="1000 760" ;;
-        2) size="1180 840" ;;
+        0) size="1000 760" ;;
+        1) size="1180 840" ;;
+        2) size="1260 880" ;;
       esac
-      xdotool key Up windowsize "$window" $size 2>> "$work/driver.out"
-      sleep 0.5
+      xdotool key Up sleep "$(printf '0.%02d' $((i * 5)))" \
+        windowsize "$window" $size 2>> "$work/driver.out"
+      sleep 0.6
       note "resize $i: $size"
     done
     # OK once the last size's preview is drawn (2 minutes at most).
@@ -75,9 +78,9 @@ setup_gimp
 "$command" --add-noise 20 --seed 7 "$top_srcdir/tests/data/astronaut.png" \
   "$work/noisy.png" > /dev/null || exit 1
 
-# Saved values: sigma 20, BM3D first phase (a render takes a while),
-# CPU, fast preview while dragging.
-saved=$(saved_values 20 1 1 1)
+# Saved values: sigma 20, the isoline mode (the fastest: every render
+# is short, so that many finish around a resize), CPU.
+saved=$(saved_values 20 3 1 1)
 scaled ()  # RUN-MODE OUT
 {
   echo "(let* ((image (t-load \"$work/noisy.png\")))
