@@ -36,7 +36,10 @@ bench_bm3d_preview_bench_SOURCES = bench/preview-bench.c cli/util.c cli/util.h
 bench_bm3d_preview_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
 bench_bm3d_preview_bench_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
-EXTRA_DIST += bench/dialog-latency.sh
+EXTRA_DIST += bench/dialog-latency.sh bench/dialog-repeat.sh
+
+# Hostile files through the command (run with an ASan+UBSan build).
+EXTRA_DIST += bench/fuzz-corpus.py bench/fuzz-run.sh
 
 # Noise estimation: accuracy per image and sigma, and its time against
 # a BM3D run on the same image.

@@ -1,0 +1,48 @@
+#!/bin/bash
+# The dialog tests again and again on a loaded machine: a flaky test
+# shows here, not in one run.  From a build folder:
+#
+#   ../bench/dialog-repeat.sh [N [TEST...]]
+#
+# runs each TEST (default: tests/gimp-dialog.sh, tests/gimp-dialog-de.sh
+# and tests/gimp-dialog-resize.sh) N times in a row (default 20) through
+# `make check`, with one busy loop per core running all along (set
+# BM3D_REPEAT_LOAD=0 for none), and stops at the first failure, keeping
+# its log as dialog-repeat-fail-K.log.  Prints one line per round and the
+# count at the end.
+set -u
+
+n=${1:-20}
+shift $(( $# > 0 ? 1 : 0 ))
+tests=("$@")
+test ${#tests[@]} -gt 0 \
+  || tests=(tests/gimp-dialog.sh tests/gimp-dialog-de.sh tests/gimp-dialog-resize.sh)
+test -f Makefile || { echo "run from a build folder"; exit 1; }
+
+busy=()
+for i in $(seq 1 "${BM3D_REPEAT_LOAD:-$(nproc)}"); do
+  bash -c 'while :; do :; done' &
+  busy+=($!)
+done
+trap 'test ${#busy[@]} -gt 0 && kill "${busy[@]}" 2> /dev/null' EXIT
+
+passed=0
+for round in $(seq 1 "$n"); do
+  start=$(date +%s)
+  for t in "${tests[@]}"; do
+    make check TESTS="$t" > /dev/null 2>&1
+    log=${t%.sh}.log
+    if ! grep -q '^# FAIL: *0$' test-suite.log \
+       || ! grep -q '^# ERROR: *0$' test-suite.log \
+       || grep -q '^# SKIP: *[1-9]' test-suite.log; then
+      cp "$log" "dialog-repeat-fail-$round.log"
+      echo "round $round: $t failed (or skipped); log in dialog-repeat-fail-$round.log"
+      grep -E '^(not ok|# SKIP)' "$log" | head -n 5
+      echo "$passed of $n rounds passed before the failure (load $(cut -d' ' -f1-3 /proc/loadavg))"
+      exit 1
+    fi
+  done
+  passed=$round
+  echo "round $round: passed in $(( $(date +%s) - start )) s, load $(cut -d' ' -f1-3 /proc/loadavg)"
+done
+echo "$passed of $n rounds passed in a row"
