@@ -112,7 +112,8 @@ forget_temp (OutputTempFunc note, void *data)
  * in place would, so that the link stays a link.  Sets `st` and returns
  * 1 when a regular file is there, 0 when none is, 2 when something else
  * is (a device or a FIFO: written in place, there is nothing to keep),
- * -1 with the reason when it is a folder.  `*dest` is newly allocated.  */
+ * -1 with the reason when it is a folder or a file we may not write.
+ * `*dest` is newly allocated.  */
 static int
 destination_of (const char *output, char **dest, struct stat *st,
                 char *error, size_t error_len)
@@ -139,6 +140,15 @@ destination_of (const char *output, char **dest, struct stat *st,
   if (S_ISDIR (st->st_mode))
     {
       snprintf (error, error_len, "%s: is a folder", output);
+      free (real);
+      return -1;
+    }
+  /* A file its owner made read-only is not replaced behind their back,
+   * though the folder would allow the rename.  */
+  if (S_ISREG (st->st_mode) && access (real ? real : output, W_OK) != 0)
+    {
+      snprintf (error, error_len, "%s: cannot write: %s", output,
+                strerror (errno));
       free (real);
       return -1;
     }

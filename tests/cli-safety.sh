@@ -63,6 +63,17 @@ chmod 640 "$work/mode.$ext"
 "$cmd" --sigma 20 "$work/rgb8.ppm" "$work/mode.$ext"
 check "an existing OUTPUT keeps its permissions (640)" \
   test "$(stat -c %a "$work/mode.$ext")" = 640
+cp "$work/mode.$ext" "$work/mode-before.$ext"
+chmod 444 "$work/mode.$ext"
+if [ "$(id -u)" = 0 ]; then
+  skip "a read-only OUTPUT is not replaced" "root may write any file"
+else
+  expect_error 1 'cannot write: Permission denied' \
+    "a read-only OUTPUT is not replaced" \
+    "$cmd" --sigma 10 "$work/rgb8.ppm" "$work/mode.$ext"
+fi
+check "and it is unchanged" cmp "$work/mode.$ext" "$work/mode-before.$ext"
+chmod 644 "$work/mode.$ext"
 "$cmd" --convert "$work/rgb8.ppm" "$work/target.$ext"
 ln -s "target.$ext" "$work/out-link.$ext"
 "$cmd" --sigma 20 "$work/rgb8.ppm" "$work/out-link.$ext"
