@@ -31,21 +31,16 @@
 #define BM3D_RENDER_ERROR (g_quark_from_static_string ("bm3d-render-error"))
 
 
+/* Whether `drawable` stores integers, asked of its babl format: the
+ * precision enums are named differently in GIMP 2.10 and GIMP 3.  */
 static gboolean
-is_integer_precision (GimpPrecision precision)
+is_integer_format (Bm3dDrawable drawable)
 {
-  switch (precision)
-    {
-    case GIMP_PRECISION_HALF_LINEAR:
-    case GIMP_PRECISION_HALF_GAMMA:
-    case GIMP_PRECISION_FLOAT_LINEAR:
-    case GIMP_PRECISION_FLOAT_GAMMA:
-    case GIMP_PRECISION_DOUBLE_LINEAR:
-    case GIMP_PRECISION_DOUBLE_GAMMA:
-      return FALSE;
-    default:
-      return TRUE;
-    }
+  const Babl *type = babl_format_get_type (gimp_drawable_get_format (drawable),
+                                           0);
+
+  return type != babl_type ("half") && type != babl_type ("float")
+         && type != babl_type ("double");
 }
 
 /* Whether the drawable's noise was clipped, by the engine's rule
@@ -54,7 +49,7 @@ is_integer_precision (GimpPrecision precision)
  * conversion from an integer precision.  Judged once on the whole
  * drawable, so that the preview, the strips and the final run agree.  */
 static gboolean
-drawable_within_range (gint32            drawable_id,
+drawable_within_range (Bm3dDrawable      drawable,
                        const Bm3dLayout *layout)
 {
   const gint  colour = layout->channels - (layout->has_alpha ? 1 : 0);
@@ -62,10 +57,9 @@ drawable_within_range (gint32            drawable_id,
   GeglBufferIterator *it;
   gboolean    inside = TRUE;
 
-  if (is_integer_precision (gimp_image_get_precision (
-                              gimp_item_get_image (drawable_id))))
+  if (is_integer_format (drawable))
     return TRUE;
-  buffer = gimp_drawable_get_buffer (drawable_id);
+  buffer = gimp_drawable_get_buffer (drawable);
   it = gegl_buffer_iterator_new (buffer, NULL, 0, layout->format,
                                  GEGL_ACCESS_READ, GEGL_ABYSS_NONE, 1);
   while (inside && gegl_buffer_iterator_next (it))
@@ -85,15 +79,15 @@ drawable_within_range (gint32            drawable_id,
 }
 
 void
-bm3d_layout_for (gint32      drawable_id,
-                 gboolean    for_nlm,
-                 Bm3dLayout *layout)
+bm3d_layout_for (Bm3dDrawable  drawable,
+                 gboolean      for_nlm,
+                 Bm3dLayout   *layout)
 {
   /* Layer masks and channels are gray whatever the image.  */
-  gboolean rgb = (gimp_drawable_is_rgb (drawable_id)
-                  && ! gimp_item_is_channel (drawable_id));
+  gboolean rgb = (gimp_drawable_is_rgb (drawable)
+                  && ! bm3d_drawable_is_channel (drawable));
 
-  layout->has_alpha = gimp_drawable_has_alpha (drawable_id);
+  layout->has_alpha = gimp_drawable_has_alpha (drawable);
   if (rgb)
     {
       layout->format = babl_format (layout->has_alpha ? "R'G'B'A float"
@@ -112,7 +106,7 @@ bm3d_layout_for (gint32      drawable_id,
     }
   /* Made here, on the main thread; used by the preview's worker.  */
   layout->to_u8 = babl_fish (layout->format, layout->format_u8);
-  layout->clipped = for_nlm && drawable_within_range (drawable_id, layout);
+  layout->clipped = for_nlm && drawable_within_range (drawable, layout);
 }
 
 void

@@ -28,6 +28,7 @@
 #include <libgimp/gimp.h>
 
 #include "bm3d.h"
+#include "bm3d-drawable.h"
 #include "bm3d-values.h"
 
 /* How a drawable's pixels travel to the engine: always float, always in
@@ -62,10 +63,10 @@ typedef struct
  * selection costs no more than this.  */
 #define BM3D_ESTIMATE_SIDE  1024
 
-/* The layout of `drawable_id`.  `clipped` is judged only when
+/* The layout of `drawable`.  `clipped` is judged only when
  * `for_nlm` (the mode that uses it may run): for a float drawable that
  * reads the whole of it.  Otherwise it is FALSE.  */
-void         bm3d_layout_for          (gint32               drawable_id,
+void         bm3d_layout_for          (Bm3dDrawable         drawable,
                                        gboolean             for_nlm,
                                        Bm3dLayout          *layout);
 

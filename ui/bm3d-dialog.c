@@ -1,6 +1,8 @@
 /* BM3D Denoise for GIMP — the dialog: noise level (with an estimate),
  * mode, backend, expert options, and a preview rendered off the main
- * loop by the same code as the final run.
+ * loop by the same code as the final run.  This is its toolkit-neutral
+ * core; the widgets are built by bm3d-dialog-gtk2.c (GIMP 2.10) or
+ * bm3d-dialog-gtk3.c (GIMP 3).
  *
  * Copyright (C) 2026 The BM3D Denoise for GIMP authors
  *
@@ -47,15 +49,8 @@
 #include "bm3d-values.h"
 #include "bm3d-render.h"
 #include "bm3d-dialog.h"
+#include "bm3d-dialog-private.h"
 
-#define SCALE_WIDTH      200
-#define SPIN_WIDTH       6
-/* The slider covers everyday noise; the entry accepts up to 255.  */
-#define SIGMA_SLIDER_MAX 100.0
-#define SIGMA_ENTRY_MIN  0.1
-
-/* The preview's side in pixels (GimpPreview's "size" style property).  */
-#define PREVIEW_SIZE     400
 /* Pixels read around the preview once, enough for every mode's context
  * at its default options, so that switching modes reads nothing.  */
 #define CACHE_MARGIN     80
@@ -66,12 +61,6 @@
  * stall, logged.  */
 #define PULSE_MS         10
 #define STALL_MS         25
-
-#define RESPONSE_RESET   1
-
-/* Lines kept for the status: backend, preview, estimate, and one for
- * a longer translation.  */
-#define STATUS_LINES     4
 
 /* How long OK waits for an estimate in flight: it takes milliseconds
  * once the worker has dropped its preview.  */
@@ -87,9 +76,7 @@ typedef enum
   JOB_ESTIMATE
 } JobKind;
 
-typedef struct _Dialog Dialog;
-
-typedef struct
+struct _Job
 {
   JobKind        kind;
   Dialog        *dialog;
@@ -114,73 +101,7 @@ typedef struct
   gchar          cuda_text[256];
   gboolean       mode_ok[BM3D_VALUES_MODE_MAX + 1];
   gboolean       estimate_ok;
-} Job;
-
-struct _Dialog
-{
-  gint32          drawable_id;
-  Bm3dValues     *values;
-  Bm3dLayout      layout;
-  GeglRectangle   bounds;       /* the drawable's extent             */
-  GeglRectangle   selection;    /* the area the final run changes    */
-
-  GtkWidget      *window;
-  GtkWidget      *preview;
-  GtkWidget      *status;
-  GtkObject      *sigma_adj;
-  GtkWidget      *estimate_button;
-  GtkWidget      *mode_combo;
-  GtkWidget      *backend_combo;
-  GtkWidget      *fast_toggle;
-  GtkWidget      *advanced;     /* the expander's table              */
-  GtkAdjustment  *search_adj;
-  GtkWidget      *group_hard_combo;
-  GtkWidget      *group_wiener_combo;
-  GtkWidget      *step_combo;
-  GtkAdjustment  *lambda_adj;
-  GtkAdjustment  *chroma_adj;
-
-  /* Main thread.  */
-  Bm3dPixels     *cache;        /* the preview's area plus context   */
-  gboolean        cache_stale;
-  gint            serial;
-  gboolean        last_was_drag;
-  guint           rest_id;
-  gboolean        updating;     /* widgets being set, not by the user */
-  gboolean        probed;
-  gboolean        cuda;
-  gchar          *cuda_text;
-  gboolean        mode_ok[BM3D_VALUES_MODE_MAX + 1];
-  gboolean        estimate_ok;
-  gboolean        estimate_on_open;
-  gboolean        estimating;
-  gboolean        estimate_failed;
-  gchar          *backend_line;
-  gchar          *preview_line;
-  gchar          *estimate_line;
-
-  /* Shared with the worker, under `lock` (epoch: atomic).  */
-  GThread        *worker;
-  GMutex          lock;
-  GCond           wake;
-  Job            *pending_probe;
-  Job            *pending_estimate;
-  Job            *pending;
-  gboolean        quit;
-  gint            epoch;
-  GQueue          done;
-  guint           idle_id;
-
-  /* Logging (environment).  */
-  FILE           *log;
-  gchar          *tile_path;
-  gint64          opened_us;
-  guint           pulse_id;
-  gint64          pulse_last_us;
-  gint64          worst_stall_us;
-  gboolean        geometry_logged;
 };
-
 
 /* ---- the log ----------------------------------------------------------- */
 
@@ -230,8 +151,8 @@ log_geometry (Dialog *d)
   if (! d->log || d->geometry_logged)
     return;
   d->geometry_logged = TRUE;
-  log_widget (d, "sigma-scale", GIMP_SCALE_ENTRY_SCALE (d->sigma_adj));
-  log_widget (d, "sigma-spin", GIMP_SCALE_ENTRY_SPINBUTTON (d->sigma_adj));
+  log_widget (d, "sigma-scale", d->sigma_scale);
+  log_widget (d, "sigma-spin", d->sigma_spin);
   log_widget (d, "preview", gimp_preview_get_area (GIMP_PREVIEW (d->preview)));
 }
 
@@ -586,7 +507,7 @@ cache_for (Dialog              *d,
   gegl_rectangle_intersect (&wide, &wide, &d->bounds);
 
   start = g_get_monotonic_time ();
-  source = gimp_drawable_get_buffer (d->drawable_id);
+  source = gimp_drawable_get_buffer (d->drawable);
   bm3d_pixels_unref (d->cache);
   d->cache = bm3d_pixels_read (source, &d->layout, &wide, &error);
   g_object_unref (source);
@@ -617,7 +538,7 @@ request_preview (Dialog   *d,
 
   if (! gimp_preview_get_update (preview))
     return;
-  if (! gimp_item_is_valid (d->drawable_id))
+  if (! bm3d_drawable_is_valid (d->drawable))
     {
       set_line (&d->preview_line,
                 g_strdup (_("The layer is gone; the preview stops")));
@@ -666,8 +587,8 @@ request_chosen (Dialog *d)
 /* GimpPreview's "invalidated": a scroll, the Preview toggle, or GIMP's
  * 200 ms after a change.  Queues work, computes nothing; re-reads the
  * pixels, in case the drawable changed under the dialog.  */
-static void
-preview_invalidated (Dialog *d)
+void
+dialog_preview_invalidated (Dialog *d)
 {
   d->cache_stale = TRUE;
   request_chosen (d);
@@ -675,8 +596,8 @@ preview_invalidated (Dialog *d)
 
 /* The Preview check button switched off: GimpPreview shows the
  * original; the render in flight is no longer wanted.  */
-static void
-preview_update_changed (GimpPreview *preview,
+void
+dialog_preview_update_changed (GimpPreview *preview,
                         GParamSpec  *pspec,
                         Dialog      *d)
 {
@@ -702,8 +623,8 @@ rest_elapsed (gpointer data)
 }
 
 /* Any change but sigma's: the chosen mode, after GIMP's 200 ms.  */
-static void
-changed (Dialog *d)
+void
+dialog_changed (Dialog *d)
 {
   if (d->updating)
     return;
@@ -715,8 +636,8 @@ changed (Dialog *d)
   gimp_preview_invalidate (GIMP_PREVIEW (d->preview));
 }
 
-static void
-sigma_changed (GtkAdjustment *adj,
+void
+dialog_sigma_changed (GtkAdjustment *adj,
                Dialog        *d)
 {
   gint fast = fast_mode (d);
@@ -742,7 +663,7 @@ sigma_changed (GtkAdjustment *adj,
   if (! gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (d->fast_toggle))
       || fast < 0)
     {
-      changed (d);
+      dialog_changed (d);
       return;
     }
 
@@ -756,9 +677,6 @@ sigma_changed (GtkAdjustment *adj,
 }
 
 /* ---- results ----------------------------------------------------------- */
-
-static gboolean mode_sensitive    (gint value, gpointer data);
-static gboolean backend_sensitive (gint value, gpointer data);
 
 static void
 probe_done (Dialog *d,
@@ -776,9 +694,9 @@ probe_done (Dialog *d,
 
   /* Setting the functions again re-evaluates every entry.  */
   gimp_int_combo_box_set_sensitivity (GIMP_INT_COMBO_BOX (d->mode_combo),
-                                      mode_sensitive, d, NULL);
+                                      dialog_mode_sensitive, d, NULL);
   gimp_int_combo_box_set_sensitivity (GIMP_INT_COMBO_BOX (d->backend_combo),
-                                      backend_sensitive, d, NULL);
+                                      dialog_backend_sensitive, d, NULL);
 
   gtk_widget_set_sensitive (d->estimate_button, d->estimate_ok);
   if (! d->estimate_ok)
@@ -836,7 +754,7 @@ preview_done (Dialog *d,
     }
   /* Switched off meanwhile: GimpPreview shows the original.  */
   if (! gimp_preview_get_update (GIMP_PREVIEW (d->preview))
-      || ! gimp_item_is_valid (d->drawable_id))
+      || ! bm3d_drawable_is_valid (d->drawable))
     return;
   /* GimpScrolledPreview takes a resize or a scroll at once but says so
    * only 200 ms later, and the steps of a drag keep their epoch: a
@@ -893,7 +811,7 @@ estimate_done (Dialog *d,
             g_strdup_printf (_("Estimated noise level: %.1f"),
                              (double) job->sigma));
   status_update (d);
-  gtk_adjustment_set_value (GTK_ADJUSTMENT (d->sigma_adj),
+  gtk_adjustment_set_value (d->sigma_adj,
                             MAX (job->sigma, SIGMA_ENTRY_MIN));
 }
 
@@ -928,8 +846,8 @@ deliver (gpointer data)
 
 /* The same sample as sigma 0 in the final run: the middle of the
  * selection, at most BM3D_ESTIMATE_SIDE a side.  */
-static void
-estimate_clicked (GtkButton *button,
+void
+dialog_estimate_clicked (GtkButton *button,
                   Dialog    *d)
 {
   GeglRectangle  sample;
@@ -938,13 +856,13 @@ estimate_clicked (GtkButton *button,
   Job           *job;
 
   (void) button;
-  if (d->estimating || ! gimp_item_is_valid (d->drawable_id))
+  if (d->estimating || ! bm3d_drawable_is_valid (d->drawable))
     return;
 
   job = job_new (d, JOB_ESTIMATE);
   bm3d_values_to_params (d->values, &d->layout, &job->params);
   bm3d_estimate_rect (&d->selection, &sample);
-  source = gimp_drawable_get_buffer (d->drawable_id);
+  source = gimp_drawable_get_buffer (d->drawable);
   job->input = bm3d_pixels_read (source, &d->layout, &sample, &error);
   g_object_unref (source);
   if (! job->input)
@@ -1018,8 +936,8 @@ finish_estimate (Dialog *d)
 
 /* ---- widgets ----------------------------------------------------------- */
 
-static gboolean
-mode_sensitive (gint     value,
+gboolean
+dialog_mode_sensitive (gint     value,
                 gpointer data)
 {
   Dialog *d = data;
@@ -1029,8 +947,8 @@ mode_sensitive (gint     value,
          || d->mode_ok[value];
 }
 
-static gboolean
-backend_sensitive (gint     value,
+gboolean
+dialog_backend_sensitive (gint     value,
                    gpointer data)
 {
   Dialog *d = data;
@@ -1038,10 +956,24 @@ backend_sensitive (gint     value,
   return ! d->probed || value != BM3D_BACKEND_CUDA || d->cuda;
 }
 
+/* The combo shows `*value` and writes the user's choice there.  Not
+ * gimp_int_combo_box_connect (), whose arguments differ between GIMP
+ * 2.10 and 3.  */
+static void
+combo_bind (GtkWidget *combo,
+            gint32    *value)
+{
+  G_STATIC_ASSERT (sizeof (gint32) == sizeof (gint));
+
+  gimp_int_combo_box_set_active (GIMP_INT_COMBO_BOX (combo), *value);
+  g_signal_connect (combo, "changed",
+                    G_CALLBACK (gimp_int_combo_box_get_active), value);
+}
+
 /* A combo of the choices 0..count-1, labelled by `label`, bound to
  * `value`.  */
-static GtkWidget *
-choice_combo_new (const gchar *(*label) (gint32),
+GtkWidget *
+dialog_choice_combo_new (const gchar *(*label) (gint32),
                   gint           count,
                   gint32        *value)
 {
@@ -1053,32 +985,30 @@ choice_combo_new (const gchar *(*label) (gint32),
                                GIMP_INT_STORE_VALUE, i,
                                GIMP_INT_STORE_LABEL, label (i),
                                -1);
-  gimp_int_combo_box_connect (GIMP_INT_COMBO_BOX (combo), *value,
-                              G_CALLBACK (gimp_int_combo_box_get_active),
-                              value);
+  combo_bind (combo, value);
   return combo;
 }
 
 /* The expert options apply to the BM3D modes alone.  */
-static void
-advanced_sensitivity (Dialog *d)
+void
+dialog_advanced_sensitivity (Dialog *d)
 {
   gtk_widget_set_sensitive (d->advanced,
                             d->values->mode == BM3D_MODE_BM3D
                             || d->values->mode == BM3D_MODE_BM3D_FAST);
 }
 
-static void
-mode_changed (GtkWidget *combo,
+void
+dialog_mode_changed (GtkWidget *combo,
               Dialog    *d)
 {
   (void) combo;
-  advanced_sensitivity (d);
-  changed (d);
+  dialog_advanced_sensitivity (d);
+  dialog_changed (d);
 }
 
-static void
-backend_changed (GtkWidget *combo,
+void
+dialog_backend_changed (GtkWidget *combo,
                  Dialog    *d)
 {
   (void) combo;
@@ -1087,11 +1017,11 @@ backend_changed (GtkWidget *combo,
       set_line (&d->backend_line, backend_text (d, NULL));
       status_update (d);
     }
-  changed (d);
+  dialog_changed (d);
 }
 
-static void
-fast_toggled (GtkToggleButton *toggle,
+void
+dialog_fast_toggled (GtkToggleButton *toggle,
               Dialog          *d)
 {
   d->values->fast_preview = gtk_toggle_button_get_active (toggle);
@@ -1134,8 +1064,8 @@ default_spin_input (GtkSpinButton *spin,
   return FALSE;
 }
 
-static GtkWidget *
-default_spin_new (GtkAdjustment *adj,
+GtkWidget *
+dialog_default_spin_new (GtkAdjustment *adj,
                   gint           digits)
 {
   GtkWidget *spin = gtk_spin_button_new (adj, 1.0, digits);
@@ -1162,8 +1092,8 @@ default_spin_option (GtkAdjustment *adj)
   return lower + step * (gint) ((value - lower) / step + 0.5);
 }
 
-static void
-advanced_changed (Dialog *d)
+void
+dialog_advanced_changed (Dialog *d)
 {
   Bm3dValues *v = d->values;
 
@@ -1177,12 +1107,12 @@ advanced_changed (Dialog *d)
     v->lambda_3d = MAX (v->lambda_3d, (gfloat) BM3D_VALUES_LAMBDA_MIN);
   if (v->chroma_scale != 0.0f)
     v->chroma_scale = MAX (v->chroma_scale, (gfloat) BM3D_VALUES_CHROMA_MIN);
-  changed (d);
+  dialog_changed (d);
 }
 
 /* A combo of "Default" and the powers of two up to `max`.  */
-static GtkWidget *
-group_combo_new (gint32 *value)
+GtkWidget *
+dialog_group_combo_new (gint32 *value)
 {
   GtkWidget *combo = gimp_int_combo_box_new (_("Default"), 0, NULL);
   gint       n;
@@ -1196,14 +1126,12 @@ group_combo_new (gint32 *value)
                                  GIMP_INT_STORE_LABEL, label, -1);
       g_free (label);
     }
-  gimp_int_combo_box_connect (GIMP_INT_COMBO_BOX (combo), *value,
-                              G_CALLBACK (gimp_int_combo_box_get_active),
-                              value);
+  combo_bind (combo, value);
   return combo;
 }
 
-static GtkWidget *
-step_combo_new (gint32 *value)
+GtkWidget *
+dialog_step_combo_new (gint32 *value)
 {
   GtkWidget *combo = gimp_int_combo_box_new (_("Default"), 0, NULL);
   gint       n;
@@ -1217,9 +1145,7 @@ step_combo_new (gint32 *value)
                                  GIMP_INT_STORE_LABEL, label, -1);
       g_free (label);
     }
-  gimp_int_combo_box_connect (GIMP_INT_COMBO_BOX (combo), *value,
-                              G_CALLBACK (gimp_int_combo_box_get_active),
-                              value);
+  combo_bind (combo, value);
   return combo;
 }
 
@@ -1232,7 +1158,7 @@ widgets_show_values (Dialog           *d,
   Bm3dValues copy = *v;
 
   d->updating = TRUE;
-  gtk_adjustment_set_value (GTK_ADJUSTMENT (d->sigma_adj),
+  gtk_adjustment_set_value (d->sigma_adj,
                             MAX (copy.sigma, SIGMA_ENTRY_MIN));
   gimp_int_combo_box_set_active (GIMP_INT_COMBO_BOX (d->mode_combo),
                                  copy.mode);
@@ -1258,11 +1184,11 @@ widgets_show_values (Dialog           *d,
   d->updating = FALSE;
   /* The handlers rounded what they saw; the values are the source.  */
   *d->values = copy;
-  advanced_sensitivity (d);
+  dialog_advanced_sensitivity (d);
 }
 
-static void
-advanced_reset (GtkButton *button,
+void
+dialog_advanced_reset (GtkButton *button,
                 Dialog    *d)
 {
   Bm3dValues v = *d->values;
@@ -1271,7 +1197,7 @@ advanced_reset (GtkButton *button,
   v.search = v.group_max_hard = v.group_max_wiener = v.step = 0;
   v.lambda_3d = v.chroma_scale = 0.0f;
   widgets_show_values (d, &v);
-  changed (d);
+  dialog_changed (d);
 }
 
 static void
@@ -1285,124 +1211,12 @@ reset_all (Dialog *d)
   if (d->probed)
     set_line (&d->backend_line, backend_text (d, NULL));
   status_update (d);
-  changed (d);
-}
-
-/* A row of the expert table: label (with mnemonic) and widget.  */
-static void
-advanced_row (GtkWidget   *table,
-              gint         row,
-              const gchar *label,
-              GtkWidget   *widget,
-              const gchar *tooltip)
-{
-  gimp_table_attach_aligned (GTK_TABLE (table), 0, row, label, 0.0, 0.5,
-                             widget, 1, TRUE);
-  gimp_help_set_help_data (widget, tooltip, NULL);
-}
-
-static GtkWidget *
-advanced_new (Dialog *d)
-{
-  Bm3dValues *v = d->values;
-  GtkWidget  *expander;
-  GtkWidget  *table;
-  GtkWidget  *spin;
-  GtkWidget  *button;
-  GtkWidget  *hbox;
-
-  expander = gtk_expander_new_with_mnemonic (_("_Advanced (BM3D)"));
-  gimp_help_set_help_data (expander,
-                           _("The BM3D parameters experts change.  "
-                             "“Default” follows the published settings "
-                             "for the noise level."), NULL);
-
-  table = gtk_table_new (7, 2, FALSE);
-  gtk_table_set_col_spacings (GTK_TABLE (table), 6);
-  gtk_table_set_row_spacings (GTK_TABLE (table), 6);
-  gtk_container_set_border_width (GTK_CONTAINER (table), 6);
-  gtk_container_add (GTK_CONTAINER (expander), table);
-  d->advanced = table;
-
-  /* Search window: odd sides only (snapped); 7 stands for "Default".  */
-  d->search_adj = GTK_ADJUSTMENT (gtk_adjustment_new (
-                    v->search ? v->search : BM3D_VALUES_SEARCH_MIN - 2,
-                    BM3D_VALUES_SEARCH_MIN - 2, BM3D_VALUES_SEARCH_MAX,
-                    2, 10, 0));
-  spin = default_spin_new (d->search_adj, 0);
-  advanced_row (table, 0, _("_Search window:"), spin,
-                _("Side in pixels of the square where similar patches "
-                  "are searched for, odd, 9 to 75 (default 39).  Larger "
-                  "finds more matches in repetitive texture and takes "
-                  "longer."));
-  g_signal_connect_swapped (d->search_adj, "value-changed",
-                            G_CALLBACK (advanced_changed), d);
-
-  d->group_hard_combo = group_combo_new (&v->group_max_hard);
-  advanced_row (table, 1, _("_Group size, first phase:"),
-                d->group_hard_combo,
-                _("Most patches stacked into one group in the "
-                  "hard-threshold phase (default 16)."));
-  g_signal_connect_swapped (d->group_hard_combo, "changed",
-                            G_CALLBACK (changed), d);
-
-  d->group_wiener_combo = group_combo_new (&v->group_max_wiener);
-  advanced_row (table, 2, _("Group size, _Wiener phase:"),
-                d->group_wiener_combo,
-                _("Most patches stacked into one group in the Wiener "
-                  "phase (default 32).  Not used by “first phase "
-                  "only”."));
-  g_signal_connect_swapped (d->group_wiener_combo, "changed",
-                            G_CALLBACK (changed), d);
-
-  d->step_combo = step_combo_new (&v->step);
-  advanced_row (table, 3, _("Reference s_tep:"), d->step_combo,
-                _("Distance in pixels between reference patches, in both "
-                  "phases (default 3).  1 is the slowest and finest."));
-  g_signal_connect_swapped (d->step_combo, "changed",
-                            G_CALLBACK (changed), d);
-
-  /* λ3D: 1.0 to 5.0 by tenths; 0.9 stands for "Default".  */
-  d->lambda_adj = GTK_ADJUSTMENT (gtk_adjustment_new (
-                    v->lambda_3d != 0.0f ? v->lambda_3d : 0.9,
-                    0.9, BM3D_VALUES_LAMBDA_MAX, 0.1, 0.5, 0));
-  spin = default_spin_new (d->lambda_adj, 1);
-  advanced_row (table, 4, _("Hard _threshold (λ3D):"), spin,
-                _("The first phase removes 3D transform coefficients "
-                  "below this many sigmas, 1 to 5 (default 2.7, 2.8 "
-                  "above sigma 40).  Higher smooths more."));
-  g_signal_connect_swapped (d->lambda_adj, "value-changed",
-                            G_CALLBACK (advanced_changed), d);
-
-  /* Chroma scale: 0.25 to 4 by 0.05; 0.20 stands for "Default".  */
-  d->chroma_adj = GTK_ADJUSTMENT (gtk_adjustment_new (
-                    v->chroma_scale != 0.0f ? v->chroma_scale : 0.20,
-                    0.20, BM3D_VALUES_CHROMA_MAX, 0.05, 0.25, 0));
-  spin = default_spin_new (d->chroma_adj, 2);
-  advanced_row (table, 5, _("Chroma s_igma scale:"), spin,
-                _("Colour images: the noise level of the two colour "
-                  "planes as a multiple of that of the luminance, 0.25 "
-                  "to 4 (default 1).  Raise it for blotchy colour "
-                  "noise."));
-  g_signal_connect_swapped (d->chroma_adj, "value-changed",
-                            G_CALLBACK (advanced_changed), d);
-
-  hbox = gtk_hbox_new (FALSE, 0);
-  button = gtk_button_new_with_mnemonic (_("_Defaults"));
-  gimp_help_set_help_data (button,
-                           _("Set every option above back to its "
-                             "default."), NULL);
-  g_signal_connect (button, "clicked", G_CALLBACK (advanced_reset), d);
-  gtk_box_pack_end (GTK_BOX (hbox), button, FALSE, FALSE, 0);
-  gtk_table_attach (GTK_TABLE (table), hbox, 0, 2, 6, 7,
-                    GTK_FILL, GTK_FILL, 0, 0);
-
-  return expander;
+  dialog_changed (d);
 }
 
 /* GimpPreview's own check button, inside its controls.  */
-static void
-preview_toggle_tooltip (GimpPreview *preview)
+void
+dialog_preview_toggle_tooltip (GimpPreview *preview)
 {
   GtkWidget *controls = gimp_preview_get_controls (preview);
   GList     *children, *child;
@@ -1424,8 +1238,8 @@ preview_toggle_tooltip (GimpPreview *preview)
 /* The status line keeps one size whatever it says: were it to grow, the
  * window would, and the preview with it, which would start a new
  * render of a bigger area.  */
-static void
-status_reserve_lines (GtkWidget *label,
+void
+dialog_status_reserve_lines (GtkWidget *label,
                       gint       lines)
 {
   PangoLayout *layout = gtk_widget_create_pango_layout (label, "Xg");
@@ -1493,7 +1307,7 @@ dialog_open_log (Dialog *d)
   if (tile && *tile)
     d->tile_path = g_strdup (tile);
   dialog_log (d, "open drawable=%d width=%d height=%d channels=%d "
-              "threads=%d", d->drawable_id, d->bounds.width,
+              "threads=%d", bm3d_drawable_id (d->drawable), d->bounds.width,
               d->bounds.height, d->layout.channels, g_get_num_processors ());
 }
 
@@ -1524,27 +1338,21 @@ dialog_close_log (Dialog *d,
 }
 
 gboolean
-bm3d_dialog_run (gint32      drawable_id,
-                 Bm3dValues *values)
+bm3d_dialog_run (Bm3dDrawable  drawable,
+                 Bm3dValues   *values)
 {
   Dialog      d;
-  GtkWidget  *main_hbox;
-  GtkWidget  *preview_vbox;
-  GtkWidget  *controls_vbox;
-  GtkWidget  *table;
   gint        response;
 
   memset (&d, 0, sizeof d);
-  d.drawable_id = drawable_id;
+  d.drawable = drawable;
   d.values = values;
 
-  gimp_ui_init (PLUG_IN_BINARY, FALSE);
-
   /* NL-means may run as the chosen mode or as the fast preview.  */
-  bm3d_layout_for (drawable_id, TRUE, &d.layout);
-  gegl_rectangle_set (&d.bounds, 0, 0, gimp_drawable_width (drawable_id),
-                      gimp_drawable_height (drawable_id));
-  if (! gimp_drawable_mask_intersect (drawable_id, &d.selection.x,
+  bm3d_layout_for (drawable, TRUE, &d.layout);
+  gegl_rectangle_set (&d.bounds, 0, 0, bm3d_drawable_width (drawable),
+                      bm3d_drawable_height (drawable));
+  if (! gimp_drawable_mask_intersect (drawable, &d.selection.x,
                                       &d.selection.y, &d.selection.width,
                                       &d.selection.height))
     d.selection = d.bounds;
@@ -1558,133 +1366,7 @@ bm3d_dialog_run (gint32      drawable_id,
   dialog_open_log (&d);
   dialog_start_worker (&d);
 
-  d.window = gimp_dialog_new (_("BM3D Denoise"), PLUG_IN_ROLE,
-                              NULL, 0,
-                              gimp_standard_help_func, PLUG_IN_PROC,
-                              _("_Reset"),  RESPONSE_RESET,
-                              _("_Cancel"), GTK_RESPONSE_CANCEL,
-                              _("_OK"),     GTK_RESPONSE_OK,
-                              NULL);
-  gtk_dialog_set_alternative_button_order (GTK_DIALOG (d.window),
-                                           RESPONSE_RESET,
-                                           GTK_RESPONSE_OK,
-                                           GTK_RESPONSE_CANCEL,
-                                           -1);
-  gimp_window_set_transient (GTK_WINDOW (d.window));
-
-  /* The preview and its status on the left, the controls on the right:
-   * with the expert options open the dialog still fits a laptop's
-   * screen.  */
-  main_hbox = gtk_hbox_new (FALSE, 12);
-  gtk_container_set_border_width (GTK_CONTAINER (main_hbox), 12);
-  gtk_box_pack_start (GTK_BOX (gtk_dialog_get_content_area
-                               (GTK_DIALOG (d.window))),
-                      main_hbox, TRUE, TRUE, 0);
-  preview_vbox = gtk_vbox_new (FALSE, 12);
-  gtk_box_pack_start (GTK_BOX (main_hbox), preview_vbox, TRUE, TRUE, 0);
-  controls_vbox = gtk_vbox_new (FALSE, 12);
-  gtk_box_pack_start (GTK_BOX (main_hbox), controls_vbox, FALSE, FALSE, 0);
-
-  /* GimpPreview sizes its area from the "size" style property.  */
-  gtk_rc_parse_string ("style \"bm3d-denoise-preview\"\n"
-                       "{ GimpPreview::size = " G_STRINGIFY (PREVIEW_SIZE)
-                       " }\n"
-                       "widget \"*.bm3d-denoise-preview\" "
-                       "style : highest \"bm3d-denoise-preview\"\n");
-  d.preview = gimp_drawable_preview_new_from_drawable_id (drawable_id);
-  gtk_widget_set_name (d.preview, "bm3d-denoise-preview");
-  gtk_box_pack_start (GTK_BOX (preview_vbox), d.preview, TRUE, TRUE, 0);
-  g_signal_connect_swapped (d.preview, "invalidated",
-                            G_CALLBACK (preview_invalidated), &d);
-  preview_toggle_tooltip (GIMP_PREVIEW (d.preview));
-  g_signal_connect (d.preview, "notify::update",
-                    G_CALLBACK (preview_update_changed), &d);
-
-  d.status = gtk_label_new ("");
-  gtk_label_set_line_wrap (GTK_LABEL (d.status), TRUE);
-  gtk_misc_set_alignment (GTK_MISC (d.status), 0.0, 0.0);
-  gimp_label_set_attributes (GTK_LABEL (d.status),
-                             PANGO_ATTR_SCALE, PANGO_SCALE_SMALL, -1);
-  status_reserve_lines (d.status, STATUS_LINES);
-  gtk_box_pack_start (GTK_BOX (preview_vbox), d.status, FALSE, FALSE, 0);
-
-  table = gtk_table_new (4, 4, FALSE);
-  gtk_table_set_col_spacings (GTK_TABLE (table), 6);
-  gtk_table_set_row_spacings (GTK_TABLE (table), 6);
-  gtk_box_pack_start (GTK_BOX (controls_vbox), table, FALSE, FALSE, 0);
-
-  d.sigma_adj = gimp_scale_entry_new (GTK_TABLE (table), 0, 0,
-                                      _("_Noise level (sigma):"),
-                                      SCALE_WIDTH, SPIN_WIDTH,
-                                      values->sigma, SIGMA_ENTRY_MIN,
-                                      SIGMA_SLIDER_MAX, 0.5, 5.0, 1,
-                                      FALSE, SIGMA_ENTRY_MIN,
-                                      BM3D_VALUES_SIGMA_MAX,
-                                      _("How strong the noise is, on a 0 "
-                                        "to 255 scale: about 5 for a clean "
-                                        "photograph, 15 to 25 for a "
-                                        "high-ISO shot.  Too high smooths "
-                                        "real detail away."),
-                                      NULL);
-  g_signal_connect (d.sigma_adj, "value-changed",
-                    G_CALLBACK (sigma_changed), &d);
-
-  d.estimate_button = gtk_button_new_with_mnemonic (_("_Estimate"));
-  gimp_help_set_help_data (d.estimate_button,
-                           _("Measure the noise level of the image (the "
-                             "middle of the selection) and set the slider "
-                             "to it."), NULL);
-  gtk_widget_set_sensitive (d.estimate_button, FALSE);
-  g_signal_connect (d.estimate_button, "clicked",
-                    G_CALLBACK (estimate_clicked), &d);
-  gtk_table_attach (GTK_TABLE (table), d.estimate_button, 3, 4, 0, 1,
-                    GTK_FILL, GTK_SHRINK, 0, 0);
-
-  d.mode_combo = choice_combo_new (bm3d_values_mode_label,
-                                   BM3D_VALUES_MODE_MAX + 1, &values->mode);
-  gimp_int_combo_box_set_sensitivity (GIMP_INT_COMBO_BOX (d.mode_combo),
-                                      mode_sensitive, &d, NULL);
-  g_signal_connect (d.mode_combo, "changed", G_CALLBACK (mode_changed), &d);
-  gimp_table_attach_aligned (GTK_TABLE (table), 0, 1, _("_Mode:"),
-                             0.0, 0.5, d.mode_combo, 2, FALSE);
-  gimp_help_set_help_data (d.mode_combo,
-                           _("BM3D gives the best result in two phases; "
-                             "its first phase alone is about twice as "
-                             "fast and a little softer.  Non-local means "
-                             "and isoline are faster still, where this "
-                             "build has them."), NULL);
-
-  d.backend_combo = choice_combo_new (bm3d_values_backend_label,
-                                      BM3D_VALUES_BACKEND_MAX + 1,
-                                      &values->backend);
-  gimp_int_combo_box_set_sensitivity (GIMP_INT_COMBO_BOX (d.backend_combo),
-                                      backend_sensitive, &d, NULL);
-  g_signal_connect (d.backend_combo, "changed",
-                    G_CALLBACK (backend_changed), &d);
-  gimp_table_attach_aligned (GTK_TABLE (table), 0, 2, _("_Backend:"),
-                             0.0, 0.5, d.backend_combo, 2, FALSE);
-  gimp_help_set_help_data (d.backend_combo,
-                           _("Where the work is done: an NVIDIA GPU "
-                             "through CUDA when one is usable, else every "
-                             "CPU core.  The line under the preview says "
-                             "which ran, and why."), NULL);
-
-  d.fast_toggle = gtk_check_button_new_with_mnemonic
-                    (_("_Fast preview while dragging"));
-  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (d.fast_toggle),
-                                values->fast_preview);
-  g_signal_connect (d.fast_toggle, "toggled", G_CALLBACK (fast_toggled), &d);
-  gimp_help_set_help_data (d.fast_toggle,
-                           _("While the noise level slider moves, preview "
-                             "with the fastest mode available, and with "
-                             "the chosen mode once it rests."), NULL);
-  gtk_table_attach (GTK_TABLE (table), d.fast_toggle, 0, 4, 3, 4,
-                    GTK_FILL, GTK_FILL, 0, 0);
-
-  gtk_box_pack_start (GTK_BOX (controls_vbox), advanced_new (&d), FALSE, FALSE,
-                      0);
-  advanced_sensitivity (&d);
-
+  dialog_build (&d);
   gtk_widget_show_all (d.window);
   dialog_start_pulse (&d);
 

@@ -12,9 +12,10 @@
 
 #include <libgimp/gimp.h>
 
+#include "bm3d-drawable.h"
 #include "bm3d-values.h"
 
-/* Shows the dialog for `drawable_id`, starting from `values`; its
+/* Shows the dialog for `drawable`, starting from `values`; its
  * preview goes through bm3d_render_area (), as the final run does.
  * Returns TRUE when the user pressed OK; `values` then holds the
  * choice.  Nothing of the dialog (thread, timers, pixels) outlives the
@@ -24,7 +25,7 @@
  * timestamped events (requests, tiles drawn with their latency, main
  * loop stalls, widget geometry); BM3D_DIALOG_TILE=FILE receives every
  * tile drawn (a text header, then the 8-bit pixels).  */
-gboolean bm3d_dialog_run (gint32      drawable_id,
-                          Bm3dValues *values);
+gboolean bm3d_dialog_run (Bm3dDrawable  drawable,
+                          Bm3dValues   *values);
 
 #endif /* BM3D_DIALOG_H */

@@ -1,6 +1,15 @@
-# The plug-in's GTK 2 dialog, linked into plugin/bm3d-denoise-gimp.
+# The plug-in's dialog, linked into plugin/bm3d-denoise-gimp: its
+# toolkit-neutral core and the widgets of the build's toolkit (GTK 2 for
+# GIMP 2.10, GTK 3 for GIMP 3).
 if HAVE_GIMP
 plugin_bm3d_denoise_gimp_SOURCES += \
 	ui/bm3d-dialog.c \
-	ui/bm3d-dialog.h
+	ui/bm3d-dialog.h \
+	ui/bm3d-dialog-private.h
+if GIMP2
+plugin_bm3d_denoise_gimp_SOURCES += ui/bm3d-dialog-gtk2.c
+endif
+if GIMP3
+plugin_bm3d_denoise_gimp_SOURCES += ui/bm3d-dialog-gtk3.c
+endif
 endif

@@ -1,0 +1,500 @@
+/* BM3D Denoise for GIMP — the plug-in-bm3d-denoise procedure for GIMP
+ * 3 (libgimp-3.0): registration, arguments, last values, run.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ *
+ * The procedure's arguments come from one table, arguments[]: each row
+ * names a field of Bm3dValues, so declaring the arguments, reading the
+ * config and writing it back after the dialog are three loops over it.
+ * A new argument (the camera-noise model's noise choice and strengths)
+ * is a new row.  GIMP keeps the last values itself (GimpProcedureConfig):
+ * after an interactive OK, and for RUN-WITH-LAST-VALS.
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include <libgimp/gimp.h>
+
+#include "bm3d.h"
+#include "bm3d-intl.h"
+#include "bm3d-values.h"
+#include "bm3d-run.h"
+#include "bm3d-dialog.h"
+
+#define BM3D_GIMP3_ERROR (g_quark_from_static_string ("bm3d-gimp3-error"))
+
+/* Where the catalogues live, under the plug-in's own folder: GIMP 3
+ * accepts no other (configure installs them there for this build).  */
+#define CATALOG_DIR  "locale"
+
+typedef enum
+{
+  ARG_DOUBLE,     /* a gdouble field                          */
+  ARG_FLOAT,      /* a gfloat field, a double argument        */
+  ARG_INT,        /* a gint32 field                           */
+  ARG_BOOLEAN,    /* a gint32 field, 0 or 1                   */
+  ARG_CHOICE      /* a gint32 field, a GimpChoice of nicks    */
+} ArgType;
+
+typedef struct
+{
+  const gchar *nick;      /* what Script-Fu passes           */
+  gint         id;        /* the field's value               */
+} ChoiceRow;
+
+typedef struct
+{
+  const gchar     *name;       /* the config property             */
+  const gchar     *label;      /* N_(), the dialog's label        */
+  const gchar     *blurb;      /* N_(), the PDB's description     */
+  ArgType          type;
+  gboolean         aux;        /* dialog state: last values, not the
+                                * PDB signature                   */
+  gdouble          min, max, value;
+  const ChoiceRow *choices;    /* ARG_CHOICE: ends with a NULL nick */
+  const gchar   *(*choice_label) (gint32 id);
+  gsize            offset;     /* into Bm3dValues                 */
+} Argument;
+
+static const ChoiceRow mode_choices[] =
+{
+  { "bm3d",      BM3D_MODE_BM3D      },
+  { "bm3d-fast", BM3D_MODE_BM3D_FAST },
+  { "nlm",       BM3D_MODE_NLM       },
+  { "isoline",   BM3D_MODE_ISOLINE   },
+  { NULL, 0 }
+};
+
+static const ChoiceRow backend_choices[] =
+{
+  { "auto", BM3D_BACKEND_AUTO },
+  { "cpu",  BM3D_BACKEND_CPU  },
+  { "cuda", BM3D_BACKEND_CUDA },
+  { NULL, 0 }
+};
+
+#define FIELD(name) G_STRUCT_OFFSET (Bm3dValues, name)
+
+static const Argument arguments[] =
+{
+  { "sigma", N_("Noise level (sigma)"),
+    N_("The standard deviation of the noise on a 0..255 scale whatever "
+       "the image precision, or 0: estimate it from the image (the middle "
+       "of the selection, at most 1024 x 1024 pixels) first"),
+    ARG_DOUBLE, FALSE,
+    BM3D_VALUES_SIGMA_MIN, BM3D_VALUES_SIGMA_MAX, BM3D_VALUES_SIGMA_DEFAULT,
+    NULL, NULL, FIELD (sigma) },
+  { "mode", N_("Mode"),
+    N_("bm3d: two phases, CBM3D for colour; bm3d-fast: the first phase "
+       "only; nlm: non-local means; isoline"),
+    ARG_CHOICE, FALSE, 0, 0, BM3D_VALUES_MODE_DEFAULT,
+    mode_choices, bm3d_values_mode_label, FIELD (mode) },
+  { "backend", N_("Backend"),
+    N_("auto: an NVIDIA GPU through CUDA when one is usable, else the "
+       "CPU; cpu; cuda"),
+    ARG_CHOICE, FALSE, 0, 0, BM3D_VALUES_BACKEND_DEFAULT,
+    backend_choices, bm3d_values_backend_label, FIELD (backend) },
+
+  /* The dialog's own state and the BM3D expert options: 0 is the
+   * published default.  */
+  { "fast-preview", N_("Fast preview while dragging"),
+    N_("Preview with the fastest mode while the noise level slider moves"),
+    ARG_BOOLEAN, TRUE, 0, 1, TRUE, NULL, NULL, FIELD (fast_preview) },
+  { "search", N_("Search window"),
+    N_("Side of the search window, odd, 9 to 75; 0: the default"),
+    ARG_INT, TRUE, 0, BM3D_VALUES_SEARCH_MAX, 0, NULL, NULL,
+    FIELD (search) },
+  { "group-max-hard", N_("Group size, first phase"),
+    N_("Most patches in a group, first phase, a power of two up to 32; "
+       "0: the default"),
+    ARG_INT, TRUE, 0, BM3D_VALUES_GROUP_MAX, 0, NULL, NULL,
+    FIELD (group_max_hard) },
+  { "group-max-wiener", N_("Group size, Wiener phase"),
+    N_("Most patches in a group, Wiener phase, a power of two up to 32; "
+       "0: the default"),
+    ARG_INT, TRUE, 0, BM3D_VALUES_GROUP_MAX, 0, NULL, NULL,
+    FIELD (group_max_wiener) },
+  { "step", N_("Reference step"),
+    N_("Distance between reference patches, 1 to 8; 0: the default"),
+    ARG_INT, TRUE, 0, BM3D_VALUES_STEP_MAX, 0, NULL, NULL, FIELD (step) },
+  { "lambda-3d", N_("Hard threshold (λ3D)"),
+    N_("The first phase's threshold in sigmas, 1 to 5; 0: the default"),
+    ARG_FLOAT, TRUE, 0, BM3D_VALUES_LAMBDA_MAX, 0, NULL, NULL,
+    FIELD (lambda_3d) },
+  { "chroma-scale", N_("Chroma sigma scale"),
+    N_("The colour planes' noise level as a multiple of the luminance's, "
+       "0.25 to 4; 0: the default"),
+    ARG_FLOAT, TRUE, 0, BM3D_VALUES_CHROMA_MAX, 0, NULL, NULL,
+    FIELD (chroma_scale) },
+};
+
+
+typedef struct _Bm3dPlugIn      Bm3dPlugIn;
+typedef struct _Bm3dPlugInClass Bm3dPlugInClass;
+
+struct _Bm3dPlugIn
+{
+  GimpPlugIn parent_instance;
+};
+
+struct _Bm3dPlugInClass
+{
+  GimpPlugInClass parent_class;
+};
+
+#define BM3D_TYPE_PLUG_IN (bm3d_plug_in_get_type ())
+
+GType bm3d_plug_in_get_type (void) G_GNUC_CONST;
+
+G_DEFINE_TYPE (Bm3dPlugIn, bm3d_plug_in, GIMP_TYPE_PLUG_IN)
+
+GIMP_MAIN (BM3D_TYPE_PLUG_IN)
+
+
+/* ---- the table --------------------------------------------------------- */
+
+static gpointer
+field_of (Bm3dValues     *vals,
+          const Argument *arg)
+{
+  return G_STRUCT_MEMBER_P (vals, arg->offset);
+}
+
+static const gchar *
+choice_nick (const Argument *arg,
+             gint            id)
+{
+  const ChoiceRow *row;
+
+  for (row = arg->choices; row->nick; row++)
+    if (row->id == id)
+      return row->nick;
+  return arg->choices[0].nick;
+}
+
+static GimpChoice *
+choice_new (const Argument *arg)
+{
+  GimpChoice      *choice = gimp_choice_new ();
+  const ChoiceRow *row;
+
+  for (row = arg->choices; row->nick; row++)
+    gimp_choice_add (choice, row->nick, row->id, arg->choice_label (row->id),
+                     NULL);
+  return choice;
+}
+
+static void
+add_argument (GimpProcedure  *procedure,
+              const Argument *arg)
+{
+  const gchar *label = _(arg->label);
+  const gchar *blurb = _(arg->blurb);
+  const gchar *nick;
+
+  switch (arg->type)
+    {
+    case ARG_DOUBLE:
+    case ARG_FLOAT:
+      if (arg->aux)
+        gimp_procedure_add_double_aux_argument (procedure, arg->name, label,
+                                                blurb, arg->min, arg->max,
+                                                arg->value,
+                                                G_PARAM_READWRITE);
+      else
+        gimp_procedure_add_double_argument (procedure, arg->name, label,
+                                            blurb, arg->min, arg->max,
+                                            arg->value, G_PARAM_READWRITE);
+      break;
+
+    case ARG_INT:
+      if (arg->aux)
+        gimp_procedure_add_int_aux_argument (procedure, arg->name, label,
+                                             blurb, (gint) arg->min,
+                                             (gint) arg->max,
+                                             (gint) arg->value,
+                                             G_PARAM_READWRITE);
+      else
+        gimp_procedure_add_int_argument (procedure, arg->name, label, blurb,
+                                         (gint) arg->min, (gint) arg->max,
+                                         (gint) arg->value,
+                                         G_PARAM_READWRITE);
+      break;
+
+    case ARG_BOOLEAN:
+      if (arg->aux)
+        gimp_procedure_add_boolean_aux_argument (procedure, arg->name, label,
+                                                 blurb, arg->value != 0.0,
+                                                 G_PARAM_READWRITE);
+      else
+        gimp_procedure_add_boolean_argument (procedure, arg->name, label,
+                                             blurb, arg->value != 0.0,
+                                             G_PARAM_READWRITE);
+      break;
+
+    case ARG_CHOICE:
+      nick = choice_nick (arg, (gint) arg->value);
+      if (arg->aux)
+        gimp_procedure_add_choice_aux_argument (procedure, arg->name, label,
+                                                blurb, choice_new (arg), nick,
+                                                G_PARAM_READWRITE);
+      else
+        gimp_procedure_add_choice_argument (procedure, arg->name, label,
+                                            blurb, choice_new (arg), nick,
+                                            G_PARAM_READWRITE);
+      break;
+    }
+}
+
+/* `vals` from the config; with `arguments_only`, the auxiliary ones at
+ * their defaults (a script's call depends on its arguments alone).  */
+static void
+values_from_config (GimpProcedureConfig *config,
+                    gboolean             arguments_only,
+                    Bm3dValues          *vals)
+{
+  guint i;
+
+  bm3d_values_set_defaults (vals);
+  for (i = 0; i < G_N_ELEMENTS (arguments); i++)
+    {
+      const Argument *arg = &arguments[i];
+      gpointer        field = field_of (vals, arg);
+      gdouble         d;
+      gint            n;
+      gboolean        b;
+
+      if (arg->aux && arguments_only)
+        continue;
+      switch (arg->type)
+        {
+        case ARG_DOUBLE:
+          g_object_get (config, arg->name, &d, NULL);
+          *(gdouble *) field = d;
+          break;
+        case ARG_FLOAT:
+          g_object_get (config, arg->name, &d, NULL);
+          *(gfloat *) field = (gfloat) d;
+          break;
+        case ARG_INT:
+          g_object_get (config, arg->name, &n, NULL);
+          *(gint32 *) field = n;
+          break;
+        case ARG_BOOLEAN:
+          g_object_get (config, arg->name, &b, NULL);
+          *(gint32 *) field = b ? 1 : 0;
+          break;
+        case ARG_CHOICE:
+          *(gint32 *) field = gimp_procedure_config_get_choice_id (config,
+                                                                   arg->name);
+          break;
+        }
+    }
+}
+
+/* The dialog's choice back into the config, which GIMP saves as the
+ * last values after the run succeeds.  */
+static void
+values_to_config (const Bm3dValues    *vals,
+                  GimpProcedureConfig *config)
+{
+  Bm3dValues copy = *vals;
+  guint      i;
+
+  for (i = 0; i < G_N_ELEMENTS (arguments); i++)
+    {
+      const Argument *arg = &arguments[i];
+      gpointer        field = field_of (&copy, arg);
+
+      switch (arg->type)
+        {
+        case ARG_DOUBLE:
+          g_object_set (config, arg->name, *(gdouble *) field, NULL);
+          break;
+        case ARG_FLOAT:
+          g_object_set (config, arg->name, (gdouble) *(gfloat *) field, NULL);
+          break;
+        case ARG_INT:
+          g_object_set (config, arg->name, (gint) *(gint32 *) field, NULL);
+          break;
+        case ARG_BOOLEAN:
+          g_object_set (config, arg->name, (gboolean) (*(gint32 *) field != 0),
+                        NULL);
+          break;
+        case ARG_CHOICE:
+          g_object_set (config, arg->name,
+                        choice_nick (arg, *(gint32 *) field), NULL);
+          break;
+        }
+    }
+}
+
+/* ---- run --------------------------------------------------------------- */
+
+static GimpValueArray *
+return_error (GimpProcedure     *procedure,
+              GimpPDBStatusType  status,
+              GError            *error)
+{
+  return gimp_procedure_new_return_values (procedure, status, error);
+}
+
+static GimpValueArray *
+bm3d_run (GimpProcedure        *procedure,
+          GimpRunMode           run_mode,
+          GimpImage            *image,
+          GimpDrawable        **drawables,
+          GimpProcedureConfig  *config,
+          gpointer              run_data)
+{
+  GimpDrawable *drawable = drawables ? drawables[0] : NULL;
+  Bm3dValues    vals;
+  gchar        *problem;
+  GError       *error = NULL;
+
+  gegl_init (NULL, NULL);
+
+  if (! drawable || drawables[1])
+    return return_error (procedure, GIMP_PDB_CALLING_ERROR,
+                         g_error_new_literal (BM3D_GIMP3_ERROR, 0,
+                           _("BM3D Denoise works on one drawable at a "
+                             "time; select a single layer")));
+  if (! bm3d_run_check_drawable (drawable, &error))
+    return return_error (procedure, GIMP_PDB_EXECUTION_ERROR, error);
+
+  values_from_config (config, run_mode == GIMP_RUN_NONINTERACTIVE, &vals);
+  problem = bm3d_values_check (&vals);
+  if (problem && run_mode == GIMP_RUN_NONINTERACTIVE)
+    {
+      error = g_error_new_literal (BM3D_GIMP3_ERROR, 0, problem);
+      g_free (problem);
+      return return_error (procedure, GIMP_PDB_CALLING_ERROR, error);
+    }
+  if (problem)
+    {
+      /* Saved values from another version, or damaged: never misread,
+       * the defaults instead.  */
+      g_free (problem);
+      bm3d_values_set_defaults (&vals);
+    }
+
+  if (run_mode == GIMP_RUN_INTERACTIVE)
+    {
+      if (! bm3d_dialog_run (drawable, &vals))
+        return gimp_procedure_new_return_values (procedure, GIMP_PDB_CANCEL,
+                                                 NULL);
+      values_to_config (&vals, config);
+    }
+
+  gimp_progress_init (_("BM3D denoising"));
+  if (! bm3d_run_denoise (drawable, &vals, run_mode, &error))
+    return return_error (procedure, GIMP_PDB_EXECUTION_ERROR, error);
+  gimp_progress_update (1.0);
+  if (run_mode != GIMP_RUN_NONINTERACTIVE)
+    gimp_displays_flush ();
+
+  return gimp_procedure_new_return_values (procedure, GIMP_PDB_SUCCESS, NULL);
+}
+
+/* ---- registration ------------------------------------------------------ */
+
+static GList *
+bm3d_query_procedures (GimpPlugIn *plug_in)
+{
+  return g_list_append (NULL, g_strdup (PLUG_IN_PROC));
+}
+
+static GimpProcedure *
+bm3d_create_procedure (GimpPlugIn  *plug_in,
+                       const gchar *name)
+{
+  GimpProcedure *procedure;
+  guint          i;
+
+  if (strcmp (name, PLUG_IN_PROC) != 0)
+    return NULL;
+
+  procedure = gimp_image_procedure_new (plug_in, name,
+                                        GIMP_PDB_PROC_TYPE_PLUGIN,
+                                        bm3d_run, NULL, NULL);
+  gimp_procedure_set_image_types (procedure, "RGB*, GRAY*");
+  gimp_procedure_set_sensitivity_mask (procedure,
+                                       GIMP_PROCEDURE_SENSITIVE_DRAWABLE);
+  gimp_procedure_set_menu_label (procedure, _("_BM3D Denoise..."));
+  gimp_procedure_add_menu_path (procedure, "<Image>/Filters/Enhance");
+  gimp_procedure_set_documentation (procedure,
+    _("Remove sensor noise with block matching and 3D filtering (BM3D)"),
+    _("Removes random noise while keeping edges and fine texture.  Sigma "
+      "is the noise level: how far, on a 0 to 255 scale, pixels stray "
+      "from their true value.  Start near 5 for a clean photograph, 15 to "
+      "25 for a high-ISO shot, and raise it until the grain is gone; too "
+      "high smooths real detail away.  Mode “bm3d” gives the best result "
+      "in two passes and treats colour images as one (CBM3D); “bm3d-fast” "
+      "runs the first pass only, faster and a little softer.  The backend "
+      "chooses where the work is done: “auto” uses an NVIDIA GPU through "
+      "CUDA when one is usable and the CPU otherwise.  Pixels are "
+      "denoised in their perceptual (gamma) encoding, as they look, "
+      "whatever the image precision; alpha is kept exactly, and only the "
+      "selection changes."),
+    name);
+  gimp_procedure_set_attribution (procedure,
+                                  "The BM3D Denoise for GIMP authors",
+                                  "The BM3D Denoise for GIMP authors",
+                                  "2026");
+
+  for (i = 0; i < G_N_ELEMENTS (arguments); i++)
+    add_argument (procedure, &arguments[i]);
+  return procedure;
+}
+
+/* Our own domain, its catalogues in the plug-in's folder.  A plug-in
+ * copied there without them speaks English, without GIMP's three lines
+ * of complaint on every run.  */
+static gboolean
+bm3d_set_i18n (GimpPlugIn   *plug_in,
+               const gchar  *procedure_name,
+               gchar       **gettext_domain,
+               gchar       **catalog_dir)
+{
+  gchar    *folder = g_path_get_dirname (gimp_get_progname ());
+  gchar    *catalogues = g_build_filename (folder, CATALOG_DIR, NULL);
+  gboolean  found = g_file_test (catalogues, G_FILE_TEST_IS_DIR);
+
+  g_free (catalogues);
+  g_free (folder);
+  if (! found)
+    return FALSE;
+  *gettext_domain = g_strdup (GETTEXT_PACKAGE);
+  *catalog_dir = g_strdup (CATALOG_DIR);
+  return TRUE;
+}
+
+static void
+bm3d_plug_in_class_init (Bm3dPlugInClass *klass)
+{
+  GimpPlugInClass *plug_in_class = GIMP_PLUG_IN_CLASS (klass);
+
+  plug_in_class->query_procedures = bm3d_query_procedures;
+  plug_in_class->create_procedure = bm3d_create_procedure;
+  plug_in_class->set_i18n = bm3d_set_i18n;
+}
+
+static void
+bm3d_plug_in_init (Bm3dPlugIn *plug_in)
+{
+}

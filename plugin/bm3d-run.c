@@ -1,0 +1,268 @@
+/* BM3D Denoise for GIMP — the final run, shared by both front ends.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+#include "config.h"
+
+#include <libgimp/gimp.h>
+
+#include "bm3d.h"
+#include "bm3d-intl.h"
+#include "bm3d-values.h"
+#include "bm3d-render.h"
+#include "bm3d-run.h"
+
+/* The final run denoises the selection this many rows at a time, so
+ * that memory follows the image's width, not its area.  The environment
+ * variable BM3D_STRIP_ROWS overrides it (tests use small strips).  */
+#define STRIP_ROWS      1024
+
+/* An estimate below this (a clean or synthetic image) is raised to it:
+ * the engine needs a positive sigma, and this one changes nothing
+ * visible.  */
+#define ESTIMATE_FLOOR  0.1
+
+#define BM3D_RUN_ERROR (g_quark_from_static_string ("bm3d-run-error"))
+
+/* The engine reports each strip's fraction; GIMP shows the whole run's.  */
+typedef struct
+{
+  gdouble base;    /* done before the current strip     */
+  gdouble share;   /* the current strip's part of it    */
+  gdouble last;    /* the last fraction sent to GIMP    */
+} ProgressState;
+
+
+const gchar *
+bm3d_run_locale_dir (void)
+{
+  const gchar *dir = g_getenv ("BM3D_DENOISE_LOCALEDIR");
+
+  return dir && *dir ? dir : PLUGIN_LOCALEDIR;
+}
+
+
+gboolean
+bm3d_run_check_drawable (Bm3dDrawable   drawable,
+                         GError       **error)
+{
+  if (! bm3d_drawable_is_valid (drawable))
+    g_set_error_literal (error, BM3D_RUN_ERROR, 0,
+                         _("drawable is not a valid layer, layer mask or "
+                           "channel"));
+  else if (gimp_drawable_is_indexed (drawable))
+    g_set_error_literal (error, BM3D_RUN_ERROR, 0,
+                         _("BM3D Denoise works on RGB and grayscale "
+                           "images only; convert this indexed image "
+                           "with Image ▸ Mode first"));
+  /* A group's pixels are its children's: GIMP refuses to change them.  */
+  else if (bm3d_drawable_is_group (drawable))
+    g_set_error_literal (error, BM3D_RUN_ERROR, 0,
+                         _("A layer group cannot be denoised; choose a "
+                           "layer inside it"));
+  else
+    return TRUE;
+  return FALSE;
+}
+
+static int
+progress_update (double fraction, void *data)
+{
+  ProgressState *state = data;
+  gdouble        overall = state->base + state->share * fraction;
+
+  /* Each update is a round trip to GIMP: send whole percents only.  */
+  if (fraction >= 1.0 || overall - state->last >= 0.01)
+    {
+      gimp_progress_update (overall);
+      state->last = overall;
+    }
+
+  /* GIMP 2.10 gives a plug-in no way to see its progress cancelled: the
+   * core ends the plug-in instead.  Nothing has been merged by then, so
+   * the drawable stays as it was.  */
+  return 0;
+}
+
+/* The engine falling back from CUDA to the CPU is worth one notice per
+ * run, not one per strip.  A dialog box only when the GPU was tried and
+ * failed: a machine without one is told on stderr, not interrupted on
+ * every run.  */
+static void
+note_fall_back (const bm3d_report *report,
+                GimpRunMode        run_mode)
+{
+  static gboolean noted = FALSE;
+
+  if (! report->fell_back || noted)
+    return;
+  noted = TRUE;
+
+  if (run_mode == GIMP_RUN_NONINTERACTIVE
+      || report->fell_back != BM3D_FALLBACK_FAILED)
+    g_printerr ("%s: %s\n", PLUG_IN_PROC, report->message);
+  else
+    g_message (_("The GPU could not be used, so the CPU did the work "
+                 "instead.\n%s"), report->message);
+}
+
+static gint
+strip_rows (void)
+{
+  const gchar *rows = g_getenv ("BM3D_STRIP_ROWS");
+  gint64       n = rows ? g_ascii_strtoll (rows, NULL, 10) : 0;
+
+  return n > 0 && n <= G_MAXINT ? (gint) n : STRIP_ROWS;
+}
+
+/* Sigma 0: the noise level of the middle of `area`, at most
+ * BM3D_ESTIMATE_SIDE a side, so that a huge selection costs no more.
+ * The dialog's Estimate button measures the same sample.  */
+static gboolean
+estimate_sigma (GeglBuffer          *source,
+                const Bm3dLayout    *layout,
+                const GeglRectangle *area,
+                bm3d_params         *params,
+                GError             **error)
+{
+  GeglRectangle  sample_rect;
+  Bm3dPixels    *sample;
+  bm3d_report    report;
+  gfloat         sigma;
+  gboolean       ok;
+
+  bm3d_estimate_rect (area, &sample_rect);
+  sample = bm3d_pixels_read (source, layout, &sample_rect, error);
+  if (! sample)
+    return FALSE;
+  ok = bm3d_render_estimate (sample, params, &sigma, &report, NULL, error);
+  bm3d_pixels_unref (sample);
+  if (! ok)
+    return FALSE;
+
+  params->sigma = MAX (sigma, (gfloat) ESTIMATE_FLOOR);
+  /* All nine digits: the same call with this sigma gives the same
+   * pixels.  */
+  g_printerr ("%s: estimated noise level (sigma) %.9g\n", PLUG_IN_PROC,
+              (double) params->sigma);
+  return TRUE;
+}
+
+/* The final run: `area` in strips of strip_rows () rows, each read with
+ * the context the engine needs around it (bm3d_context_for), so memory
+ * stays at about
+ *   2 x (width + 96) x (rows + 96) x channels x 4 bytes
+ * here, plus the engine's buffers for one strip, whatever the height.
+ * Each strip goes through bm3d_render_area (), as the preview does.
+ * Results gather in the shadow buffer, merged only once every strip has
+ * succeeded: after any error the drawable stays as it was.  */
+static gboolean
+denoise_in_strips (Bm3dDrawable         drawable,
+                   GeglBuffer          *source,
+                   const Bm3dLayout    *layout,
+                   const GeglRectangle *area,
+                   bm3d_params         *params,
+                   GimpRunMode          run_mode,
+                   GError             **error)
+{
+  GeglBuffer    *shadow = gimp_drawable_get_shadow_buffer (drawable);
+  ProgressState  progress = { 0.0, 0.0, 0.0 };
+  GeglRectangle  strip = *area;
+  gint           rows = strip_rows ();
+  gint           end = area->y + area->height;
+  gboolean       ok = TRUE;
+
+  params->progress = progress_update;
+  params->progress_data = &progress;
+
+  for (strip.y = area->y; ok && strip.y < end; strip.y += rows)
+    {
+      GeglRectangle  context;
+      Bm3dPixels    *input = NULL;
+      Bm3dPixels    *output = NULL;
+      bm3d_report    report;
+
+      strip.height = MIN (rows, end - strip.y);
+      progress.base = (gdouble) (strip.y - area->y) / area->height;
+      progress.share = (gdouble) strip.height / area->height;
+
+      ok = (bm3d_context_for (gegl_buffer_get_extent (source), &strip,
+                              layout->channels - (layout->has_alpha ? 1 : 0),
+                              params, &context, error)
+            && (input = bm3d_pixels_read (source, layout, &context, error))
+            && bm3d_render_area (input, &strip, params, &output, &report,
+                                 NULL, error));
+      bm3d_pixels_unref (input);
+      if (ok)
+        {
+          note_fall_back (&report, run_mode);
+          /* Once CUDA failed, the CPU takes the strips that follow.  */
+          if (report.fell_back)
+            params->backend = BM3D_BACKEND_CPU;
+          gegl_buffer_set (shadow, &strip, 0, layout->format,
+                           bm3d_pixels_at (output, strip.x, strip.y),
+                           bm3d_pixels_rowstride (output));
+          /* Send the strip to GIMP now rather than keep it here.  */
+          gegl_buffer_flush (shadow);
+          bm3d_pixels_unref (output);
+        }
+    }
+  g_object_unref (shadow);
+
+  if (! ok)
+    {
+      gimp_drawable_free_shadow (drawable);
+      return FALSE;
+    }
+
+  /* One undo step, blended through the selection mask.  */
+  gimp_drawable_merge_shadow (drawable, TRUE);
+  gimp_drawable_update (drawable, area->x, area->y,
+                        area->width, area->height);
+  return TRUE;
+}
+
+gboolean
+bm3d_run_denoise (Bm3dDrawable       drawable,
+                  const Bm3dValues  *vals,
+                  GimpRunMode        run_mode,
+                  GError           **error)
+{
+  Bm3dLayout     layout;
+  GeglRectangle  area;
+  GeglBuffer    *source;
+  bm3d_params    params;
+  gboolean       ok = TRUE;
+
+  if (! gimp_drawable_mask_intersect (drawable, &area.x, &area.y,
+                                      &area.width, &area.height))
+    return TRUE;
+
+  bm3d_layout_for (drawable, vals->mode == BM3D_MODE_NLM, &layout);
+  bm3d_values_to_params (vals, &layout, &params);
+  source = gimp_drawable_get_buffer (drawable);
+
+  if (vals->sigma == 0.0)
+    ok = estimate_sigma (source, &layout, &area, &params, error);
+  if (ok)
+    ok = denoise_in_strips (drawable, source, &layout, &area, &params,
+                            run_mode, error);
+
+  g_object_unref (source);
+  return ok;
+}
+

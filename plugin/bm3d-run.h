@@ -1,0 +1,45 @@
+/* BM3D Denoise for GIMP — the final run, shared by both front ends:
+ * checks on the drawable, the estimate for sigma 0, the strips through
+ * the engine into the shadow buffer, one undo step.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+#ifndef BM3D_RUN_H
+#define BM3D_RUN_H
+
+#include <libgimp/gimp.h>
+
+#include "bm3d-drawable.h"
+#include "bm3d-values.h"
+
+/* The catalogues' folder: BM3D_DENOISE_LOCALEDIR (the tests point it at
+ * the build's own, before they are installed), else the installed one.  */
+const gchar *bm3d_run_locale_dir      (void);
+
+/* FALSE, with a message for the user in `error`, when `drawable` cannot
+ * be denoised: gone, indexed, or a layer group.  */
+gboolean     bm3d_run_check_drawable  (Bm3dDrawable       drawable,
+                                       GError           **error);
+
+/* Denoises the selected part of `drawable` (its bounds; GIMP blends
+ * through the mask) with `vals`, estimating sigma first when it is 0.
+ * One undo step; after any error the drawable is as it was.  */
+gboolean     bm3d_run_denoise         (Bm3dDrawable       drawable,
+                                       const Bm3dValues  *vals,
+                                       GimpRunMode        run_mode,
+                                       GError           **error);
+
+#endif /* BM3D_RUN_H */
