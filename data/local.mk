@@ -1,20 +1,27 @@
-# Script-Fu batch script, the sample image and its licence.
+# Script-Fu batch script (one per GIMP: their calls differ), the sample
+# image and its licence.
 if HAVE_GIMP
-gimpscript_DATA = data/bm3d-denoise-batch.scm
+if GIMP3
+batch_script = data/bm3d-denoise-batch-gimp3.scm
+else
+batch_script = data/bm3d-denoise-batch.scm
+endif
+gimpscript_DATA = $(batch_script)
 
 install-user-scripts:
 	@$(gimp_user_dir); \
 	echo " installing the batch script into $$dir/scripts"; \
 	$(MKDIR_P) "$$dir/scripts" && \
-	$(INSTALL_DATA) $(srcdir)/data/bm3d-denoise-batch.scm "$$dir/scripts/"
+	$(INSTALL_DATA) $(srcdir)/$(batch_script) "$$dir/scripts/"
 
 uninstall-user-scripts:
 	@$(gimp_user_dir); \
-	rm -f "$$dir/scripts/bm3d-denoise-batch.scm"
+	rm -f "$$dir/scripts/$(notdir $(batch_script))"
 endif
 
 EXTRA_DIST += \
 	data/bm3d-denoise-batch.scm \
+	data/bm3d-denoise-batch-gimp3.scm \
 	data/sample.png \
 	data/dialog.png \
 	data/LICENSE-images.md \
