@@ -139,6 +139,19 @@ advanced_new (Dialog *d)
 }
 
 
+/* Over the window GIMP shows progress in.  gimp-console has none, and
+ * gimp_window_set_transient () then fails an assertion: skip it.  */
+static void
+set_transient (GtkWindow *window)
+{
+  GBytes *handle = gimp_progress_get_window_handle ();
+
+  if (handle && g_bytes_get_size (handle) > 0)
+    gimp_window_set_transient_for (window, handle);
+  if (handle)
+    g_bytes_unref (handle);
+}
+
 /* GimpPreview sizes its area from its "size" style property, which GTK 3
  * reads from CSS.  */
 static void
@@ -180,7 +193,7 @@ dialog_build (Dialog *d)
                                            GTK_RESPONSE_OK,
                                            GTK_RESPONSE_CANCEL,
                                            -1);
-  gimp_window_set_transient (GTK_WINDOW (d->window));
+  set_transient (GTK_WINDOW (d->window));
 
   /* The preview and its status on the left, the controls on the right:
    * with the expert options open the dialog still fits a laptop's

@@ -1,0 +1,293 @@
+#!/bin/bash
+# GIMP 3: the GTK 3 dialog in real GIMP under a virtual display, driven
+# with xdotool:
+#  1. it opens at the defaults and renders a 400 x 400 preview; a noise
+#     level typed into its spin button is previewed, and OK gives the
+#     pixels of the non-interactive call at that level, which GIMP keeps
+#     as the last values (RUN-WITH-LAST-VALS gives them again); the
+#     preview tile equals the final result on its area (within one 8-bit
+#     level) and the screen shows it;
+#  2. a drag of the sigma slider shows the fast mode while it moves;
+#     then Cancel: the image unchanged;
+#  3. Reset goes back to the defaults, and OK gives the defaults' pixels;
+#  4. Estimate sets sigma, previews it, and OK gives the pixels of the
+#     procedure's sigma 0 (estimate, then denoise).
+# A screenshot of the first dialog, expert options open, is kept
+# (BM3D_DIALOG_SCREENSHOT=FILE copies it out).  Skipped without
+# xvfb-run, xdotool, dbus-run-session and ImageMagick's import.
+. "${top_srcdir:-.}/tests/gimp3-lib.sh"
+
+title='^BM3D Denoise$'
+
+note ()
+{
+  echo "$*" >> "$work/driver.out"
+}
+
+# The dialog's window, once it exists (polled: see tests/gimp-dialog.sh);
+# then until it is gone.
+wait_window ()
+{
+  local i id
+  for i in $(seq 1 1800); do
+    id=$(xdotool search --name "$title" 2> /dev/null | head -n 1)
+    if test -n "$id"; then
+      echo "$id"
+      return 0
+    fi
+    # GIMP gone: no dialog will come.
+    kill -0 "$gimp_pid" 2> /dev/null || return 0
+    sleep 0.1
+  done
+}
+
+wait_gone ()
+{
+  local i
+  for i in $(seq 1 600); do
+    xdotool search --name "$title" > /dev/null 2>&1 || return 0
+    sleep 0.1
+  done
+  note "the dialog did not close"
+}
+
+# The log lines of the dialog opened last.
+session_log ()
+{
+  local n
+  n=$(grep -n ' open ' "$dialog_log" | tail -n 1 | cut -d: -f1)
+  tail -n +"${n:-1}" "$dialog_log"
+}
+
+# wait_log REGEX [SECONDS]: until the current dialog logs such a line.
+wait_log ()
+{
+  local i
+  for i in $(seq 1 $(( ${2:-120} * 10 ))); do
+    session_log | grep -q -E "$1" && return 0
+    sleep 0.1
+  done
+  note "timed out waiting for: $1"
+  return 1
+}
+
+focus ()
+{
+  # No window manager: give the dialog the keyboard directly.
+  xdotool windowfocus --sync "$1" 2>> "$work/driver.out" || :
+}
+
+# Alt+N: the noise level's spin button; Tab commits what was typed.
+type_sigma ()
+{
+  xdotool key alt+n ctrl+a
+  xdotool type --delay 50 "$1"
+  xdotool key Tab
+}
+
+# A drag of the sigma slider (GTK 3 moves it to the pointer and follows
+# it), in steps of 4 pixels until the fast mode has been drawn, 30 s at
+# most.
+drag_slider ()
+{
+  local geometry x y h i
+  geometry=$(session_log | grep -m 1 'geometry sigma-scale')
+  x=$(echo "$geometry" | sed 's/.* x=\([0-9]*\).*/\1/')
+  y=$(echo "$geometry" | sed 's/.* y=\([0-9]*\).*/\1/')
+  h=$(echo "$geometry" | sed 's/.* height=\([0-9]*\).*/\1/')
+  y=$((y + h / 2)) x=$((x + 30))
+  xdotool mousemove "$x" "$y" mousedown 1
+  for i in $(seq 1 200); do
+    xdotool mousemove $((x + 4 * (i % 20))) "$y"
+    sleep 0.15
+    session_log | grep -q -E 'drawn .* fast=1 ' && break
+  done
+  xdotool mouseup 1
+}
+
+# screen_shot FILE: the preview area's pixels, as on the screen.
+screen_shot ()
+{
+  local geometry x y w h
+  geometry=$(session_log | grep -m 1 'geometry preview ')
+  x=$(echo "$geometry" | sed 's/.* x=\([0-9]*\).*/\1/')
+  y=$(echo "$geometry" | sed 's/.* y=\([0-9]*\).*/\1/')
+  w=$(echo "$geometry" | sed 's/.* width=\([0-9]*\).*/\1/')
+  h=$(echo "$geometry" | sed 's/.* height=\([0-9]*\).*/\1/')
+  import -window root -crop "${w}x${h}+${x}+${y}" +repage "$1" \
+    2>> "$work/driver.out" || :
+}
+
+inner ()
+{
+  local log=$1 window
+  shift
+  gimp_runs=0
+  run_gimp "$log" "$@" &
+  gimp_pid=$!
+
+  # 1. The defaults; 10 typed; OK.
+  window=$(wait_window)
+  note "dialog 1: ${window:-none}"
+  if test -n "$window"; then
+    focus "$window"
+    wait_log 'drawn .* mode=bm3d fast=0 .*sigma=25 '
+    type_sigma 10
+    wait_log 'drawn .* mode=bm3d fast=0 .*sigma=10 ' \
+      && cp "$work/tile" "$work/tile-10"
+    sleep 0.5
+    screen_shot "$work/screen-on.png"
+    # Alt+A opens the expert options, for the screenshot.
+    xdotool key alt+a
+    sleep 1
+    import -window "$window" "$work/dialog.png" 2>> "$work/driver.out" || :
+    xdotool key alt+o
+    wait_gone
+  fi
+
+  # 2. A drag, then Cancel.
+  window=$(wait_window)
+  note "dialog 2: ${window:-none}"
+  if test -n "$window"; then
+    focus "$window"
+    wait_log 'geometry sigma-scale'
+    drag_slider
+    xdotool key alt+c
+    wait_gone
+  fi
+
+  # 3. Reset, then OK.
+  window=$(wait_window)
+  note "dialog 3: ${window:-none}"
+  if test -n "$window"; then
+    focus "$window"
+    wait_log 'drawn '
+    xdotool key alt+r
+    wait_log 'drawn .* mode=bm3d fast=0 .*sigma=25 '
+    xdotool key alt+o
+    wait_gone
+  fi
+
+  # 4. Estimate, then OK once the estimate is previewed.
+  window=$(wait_window)
+  note "dialog 4: ${window:-none}"
+  if test -n "$window"; then
+    focus "$window"
+    wait_log ' probe .* estimate=1'
+    xdotool key alt+e
+    wait_log ' estimate sigma='
+    estimate=$(session_log | sed -n 's/.* estimate sigma=\([^ ]*\).*/\1/p')
+    wait_log "drawn .* mode=bm3d fast=0 .*sigma=$estimate "
+    xdotool key alt+o
+    wait_gone
+  fi
+  wait "$gimp_pid"
+}
+
+if test "${1:-}" = --inner; then
+  # Run under xvfb-run by the outer part below, with its environment.
+  shift
+  inner "$@"
+  exit 0
+fi
+
+require_tools
+for tool in xvfb-run xdotool dbus-run-session import; do
+  command -v $tool > /dev/null 2>&1 || skip_all "$tool not found"
+done
+setup_gimp
+
+# A 512 x 512 photograph with noise: room for a 400 x 400 preview.
+"$command" --add-noise 20 --seed 7 "$top_srcdir/tests/data/astronaut.png" \
+  "$work/noisy.png" > /dev/null || exit 1
+noisy=$work/noisy.png
+geometry=512x512x3xu8
+
+denoise ()  # RUN-MODE SIGMA MODE BACKEND OUT
+{
+  echo "(t-denoise \"$noisy\" $u8 #f $1 $2 \"$3\" \"$4\" #f \"$work/$5.raw\")"
+}
+
+dialog_log=$work/dialog.log
+log=$work/gimp.log
+: > "$work/driver.out"
+: > "$dialog_log"
+export work dialog_log title
+# One GIMP for all: the last values live in its configuration folder.
+GIMPDIR=$work/gimpdir \
+BM3D_DIALOG_LOG=$dialog_log BM3D_DIALOG_TILE=$work/tile \
+timeout 900 xvfb-run -a -s "-screen 0 1280x900x24 -noreset" \
+  dbus-run-session -- bash "$0" --inner "$log" \
+  "$(denoise RUN-INTERACTIVE 0 bm3d auto interactive)" \
+  "$(denoise RUN-WITH-LAST-VALS 0 bm3d auto last)" \
+  "$(denoise RUN-NONINTERACTIVE 10.0 bm3d auto typed)" \
+  "(t-try \"$noisy\" $u8 RUN-INTERACTIVE 0 \"bm3d\" \"auto\"
+          \"$work/cancel-before.raw\" \"$work/cancel-after.raw\")" \
+  "$(denoise RUN-INTERACTIVE 0 bm3d auto reset)" \
+  "$(denoise RUN-NONINTERACTIVE 25.0 bm3d auto defaults)" \
+  "$(denoise RUN-INTERACTIVE 0 bm3d auto estimate-dialog)" \
+  "$(denoise RUN-NONINTERACTIVE 0.0 bm3d auto sigma0)" \
+  2> "$work/xvfb.err"
+echo "# xvfb-run exited with status $?"
+
+# session K: the log lines of the K-th dialog.
+session ()
+{
+  awk -v k="$1" '/ open / { n++ } n == k' "$dialog_log"
+}
+
+check "GIMP ran without a plug-in crash" no_crash "$log"
+check "gimp-console exited 0" exited_with "$log" 0
+for k in 1 2 3 4; do
+  check "dialog $k appeared" grep -q "dialog $k: [0-9]" "$work/driver.out"
+done
+for k in 1 2 3 4 5 6 7 8; do
+  check "batch command $k succeeded" is_ok "$log" $k
+done
+
+# 1.
+check "the dialog started from the defaults (sigma 25, BM3D)" \
+  grep -q -E 'drawn .* mode=bm3d fast=0 .*sigma=25 ' <(session 1)
+check "the preview is 400 x 400" \
+  grep -q -E 'drawn .* width=400 height=400 ' <(session 1)
+check "the typed noise level was previewed in the chosen mode" \
+  test -s "$work/tile-10"
+check "OK ran the dialog's values (the typed sigma)" \
+  cmp "$work/interactive.raw" "$work/typed.raw"
+check "GIMP kept them as the last values (RUN-WITH-LAST-VALS)" \
+  cmp "$work/last.raw" "$work/typed.raw"
+check "the preview tile equals the final result on its area" \
+  "$pixels" tile-matches "$work/tile-10" "$work/interactive.raw" $geometry
+check "with Preview on, the screen shows the tile" \
+  "$pixels" tile-matches "$work/tile-10" "$work/screen-on.png" -
+check "a screenshot of the dialog was taken" test -s "$work/dialog.png"
+if test -n "${BM3D_DIALOG_SCREENSHOT:-}" && test -s "$work/dialog.png"; then
+  cp "$work/dialog.png" "$BM3D_DIALOG_SCREENSHOT"
+fi
+
+# 2.
+check "the fast mode was shown while the slider moved" \
+  grep -q -E 'drawn .* fast=1 ' <(session 2)
+check "Cancel was answered (response -6)" \
+  grep -q 'close response=-6' <(session 2)
+check "Cancel left the image unchanged" \
+  cmp "$work/cancel-before.raw" "$work/cancel-after.raw"
+
+# 3.
+check "Reset restored the defaults (sigma 25, BM3D, automatic backend)" \
+  cmp "$work/reset.raw" "$work/defaults.raw"
+
+# 4.
+check "Estimate set the slider and the preview followed" \
+  grep -q -E 'drawn .* mode=bm3d fast=0 ' \
+  <(sed -n '/ estimate sigma=/,$p' <(session 4))
+check "Estimate, then OK: the pixels of the procedure's sigma 0" \
+  cmp "$work/estimate-dialog.raw" "$work/sigma0.raw"
+
+if test $tap_failed -gt 0; then
+  sed 's/^/# gimp: /' "$log"
+  sed 's/^/# driver: /' "$work/driver.out"
+  sed 's/^/# dialog: /' "$dialog_log"
+  sed 's/^/# xvfb-run: /' "$work/xvfb.err"
+fi
+finish
