@@ -9,6 +9,7 @@
 # here as an interactive OK writes it), expert options included, ignores
 # damaged ones, and neither a non-interactive run nor its arguments
 # change them; a script's call never picks up saved expert options.
+# Messages come in German with LANGUAGE=de.
 . "${top_srcdir:-.}/tests/gimp3-lib.sh"
 
 require_tools
@@ -129,6 +130,23 @@ k=$((k + 1))
 check "two drawables: refused" test "$(outcome $k)" = refused
 check "two drawables: says so" \
   grep -q -F "BM3D Denoise works on one drawable at a time" "$log"
+
+# In German: GIMP 3 finds the catalogue in the plug-in's locale/ folder
+# (set_i18n).  A German locale is needed: newer C libraries (Debian 13's)
+# ignore LANGUAGE in C.UTF-8.
+if locale -a 2> /dev/null | grep -q -i '^de_DE\.utf-\?8$'; then
+  LC_ALL=de_DE.UTF-8 LANGUAGE=de run_gimp "$work/gimp-de.log" \
+    "(t-try \"$in\" 'group RUN-NONINTERACTIVE 25.0 \"bm3d\" \"auto\"
+            \"$work/de-before.raw\" \"$work/de-after.raw\")"
+  check "in German: the refusal says so in German" \
+    grep -q -F "Eine Ebenengruppe kann nicht entrauscht werden" \
+    "$work/gimp-de.log"
+  check "in German: no complaint about our catalogues" \
+    eval "! grep -q -F '[plug-in-bm3d-denoise] Localization disabled' \
+            '$work/gimp-de.log'"
+else
+  ok "# SKIP in German: no de_DE.UTF-8 locale (Debian: locales, locale-gen)"
+fi
 
 # Sigma 0 against the printed estimate, in one piece and in strips.
 run_gimp "$work/gimp-estimate.log" \
