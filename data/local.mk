@@ -24,6 +24,7 @@ EXTRA_DIST += \
 	data/bm3d-denoise-batch-gimp3.scm \
 	data/sample.png \
 	data/dialog.png \
+	data/dialog-gimp3.png \
 	data/LICENSE-images.md \
 	data/demo.sh \
 	data/bm3d-slurm-array.sh
