@@ -107,6 +107,80 @@ typedef struct
   int    thicken;           /* non-zero: thicken isolines                 */
 } bm3d_isoline_options;
 
+/* ---- the noise model -------------------------------------------------
+ *
+ * White noise is one sigma.  A photograph's noise is not white:
+ * demosaicing, the camera's own noise reduction and JPEG make it
+ * spatially correlated (coarse grain, chroma in blotches).  A noise
+ * profile describes it per plane of the space the engine filters
+ * colour in (bm3d_colour_fwd in bm3d_tables.h: plane 0 the luminance
+ * (R + G + B) / 3, planes 1 and 2 the chrominances (R - B) / 2 and
+ * (R - 2G + B) / 4; a gray image has its one plane), as stationary
+ * Gaussian noise with an autocovariance over the lags an 8x8 patch
+ * spans:
+ *
+ *   autocov[c][dy + 7][dx + 7] = E[n_c(x, y) n_c(x + dx, y + dy)],
+ *   |dx|, |dy| <= 7, 0..255 scale squared, symmetric under (dx, dy) ->
+ *   (-dx, -dy).
+ *
+ * That is the whole model; everything else is derived from it by
+ * bm3d_noise_profile_update ().  For any linear transform of a patch
+ * the noise variance of a coefficient with basis vector t is t^T C t,
+ * C(p, q) = autocov (p - q): exact, 64 numbers per plane and 2D
+ * transform (Maekinen, Azzari & Foi 2020).  Both phases threshold or
+ * shrink each coefficient by its own variance, from var_hard (the hard
+ * phase's bior1.5) and var_wiener (the Wiener phase's DCT), in the
+ * transforms' coefficient order (coef = F X F^T, index u * 8 + v, u
+ * down, v across; F = bm3d_transform_2d's fwd).  These small per-plane
+ * tables are all a backend reads: a GPU keeps them in constant memory.
+ *
+ * White noise of deviation s is the profile with autocov s^2 at lag 0
+ * and 0 elsewhere (bm3d_noise_profile_init_white): every variance is
+ * then s^2 and the filter is the white one.
+ *
+ * The RGB noise of a camera is cross-correlated, but mostly as a common
+ * component with the same level in R, G and B, which the luminance /
+ * chrominance transform separates: the profile models the planes as
+ * independent.  Its level is taken as independent of brightness.  */
+
+/* Lags either side and side of the autocovariance table.  */
+#define BM3D_NOISE_LAG    7
+#define BM3D_NOISE_SIDE   (2 * BM3D_NOISE_LAG + 1)
+/* Planes and 2D transform coefficients per plane.  */
+#define BM3D_NOISE_PLANES 3
+#define BM3D_NOISE_COEFS  64
+
+typedef struct
+{
+  int    channels;    /* 1: gray images, 3: colour (RGB) images            */
+  float  autocov[BM3D_NOISE_PLANES][BM3D_NOISE_SIDE][BM3D_NOISE_SIDE];
+
+  /* Derived by bm3d_noise_profile_update (); read-only for callers.  */
+  float  var_hard[BM3D_NOISE_PLANES][BM3D_NOISE_COEFS];   /* bior1.5 */
+  float  var_wiener[BM3D_NOISE_PLANES][BM3D_NOISE_COEFS]; /* DCT     */
+  float  sigma[BM3D_NOISE_PLANES];  /* noise RMS of each plane: sqrt of
+                                       autocov at lag 0                 */
+  /* Share of each plane's noise power below 0.25 cycles per pixel
+   * (|fx|, |fy| radially: sqrt (fx^2 + fy^2) < 0.25), from the power
+   * spectrum the autocovariance gives; 0.196 for white noise.  */
+  float  low_share[BM3D_NOISE_PLANES];
+  /* The single sigma a white-noise filter of the RGB (or gray) image
+   * should be given for this noise: the one bm3d_estimate_sigma ()
+   * reports for photographs.  Equals s on white noise of deviation s.  */
+  float  sigma_white;
+} bm3d_noise_profile;
+
+/* What params->noise selects.  */
+typedef enum
+{
+  BM3D_NOISE_WHITE = 0,     /* white Gaussian noise of params->sigma      */
+  BM3D_NOISE_PROFILE = 1    /* params->profile (camera noise)             */
+} bm3d_noise_kind;
+
+/* Strength range (params->strength, ->chroma_strength; 0 = 1).  */
+#define BM3D_STRENGTH_MIN  0.25f
+#define BM3D_STRENGTH_MAX  4.0f
+
 typedef struct
 {
   float               sigma;     /* noise standard deviation, 0..255 scale */
@@ -125,6 +199,23 @@ typedef struct
   bm3d_bm3d_options     bm3d;    /* modes bm3d and bm3d-fast              */
   bm3d_nlm_options      nlm;
   bm3d_isoline_options  isoline;
+
+  /* The noise model.  BM3D_NOISE_WHITE (the default) is `sigma` above.
+   * BM3D_NOISE_PROFILE filters modes bm3d and bm3d-fast with the
+   * profile's per-coefficient variances (sigma is then not used):
+   * `profile` is the one to use (its channels must match the image's
+   * colour channels), or NULL to have bm3d_denoise () estimate it from
+   * `in` first, as bm3d_estimate_noise_profile () would.  Modes nlm and
+   * isoline, which have no transform, filter white noise of the
+   * profile's sigma_white.  */
+  bm3d_noise_kind               noise;
+  const bm3d_noise_profile     *profile;
+  /* Multipliers of the profile's noise deviations (variances by their
+   * square), BM3D_STRENGTH_MIN..MAX, 0 taken as 1: `strength` for every
+   * plane, `chroma_strength` on top of it for the chrominance planes.
+   * Used with BM3D_NOISE_PROFILE only.  */
+  float                         strength;
+  float                         chroma_strength;
 } bm3d_params;
 
 /* Why backend "auto" ran on the CPU (bm3d_report.fell_back).  */
@@ -163,9 +254,11 @@ bm3d_status  bm3d_denoise       (const bm3d_image  *in,
  * inside the range where the rest does not.  */
 int          bm3d_image_within_range (const bm3d_image *img);
 
-/* Estimate the standard deviation (0..255 scale) of additive white
- * Gaussian noise in `in` (on the luminance the engine matches on, for
- * colour; alpha is ignored).  Reads a bounded sample of the image on the
+/* Estimate the sigma to give the white model for the noise of `in`
+ * (0..255 scale; alpha is ignored): the noise's deviation when it is
+ * white, and for the correlated noise of a photograph the sigma that
+ * suits it, the noise profile's sigma_white (bm3d_estimate_noise_profile
+ * () on images of 32x32 pixels and more).  Reads a bounded sample of the image on the
  * host, so it uses params->threads and ->progress only.  A constant
  * image gives 0; an image under 8x8 pixels is refused
  * (BM3D_ERR_INVALID_SIZE).  On success *sigma holds the estimate, else
@@ -174,6 +267,75 @@ bm3d_status  bm3d_estimate_sigma (const bm3d_image  *in,
                                   const bm3d_params *params,
                                   float             *sigma,
                                   bm3d_report       *report);
+
+/* ---- noise profiles --------------------------------------------------- */
+
+/* The profile of white noise of deviation `sigma` (> 0) for images of
+ * `channels` colour channels (1 or 3), as the engine's white model sees
+ * it in its planes (deviation sigma times bm3d_colour_noise_gain).
+ * Derived fields filled.  */
+void         bm3d_noise_profile_init_white (bm3d_noise_profile *profile,
+                                            int channels, float sigma);
+
+/* Check `profile->channels` and ->autocov and fill the derived fields.
+ * The table is made exactly symmetric first.  Refuses
+ * (BM3D_ERR_INVALID_ARGUMENT, a one-line reason in `error` when not
+ * NULL) a table with a value that is not finite, a lag-0 variance
+ * outside (0, 255^2], or one no noise can have (a transform
+ * coefficient's variance <= 0).  */
+bm3d_status  bm3d_noise_profile_update (bm3d_noise_profile *profile,
+                                        char *error, size_t error_len);
+
+/* Estimate the noise profile of `in` (gray or RGB, alpha ignored) from
+ * its low-texture regions, blind: robust to texture, edges and values
+ * clipped at 0 or 255.  Reads a bounded sample of the image on the
+ * host (params->threads and ->progress; the backend is not used), in a
+ * small share of a BM3D run's time.  An image under 32x32 pixels is
+ * refused (BM3D_ERR_INVALID_SIZE); a constant one gives a profile of
+ * tiny white noise.  On success `*profile` is filled (derived fields
+ * too), else left untouched.  */
+bm3d_status  bm3d_estimate_noise_profile (const bm3d_image   *in,
+                                          const bm3d_params  *params,
+                                          bm3d_noise_profile *profile,
+                                          bm3d_report        *report);
+
+/* The profile as a small text file (format in gpu/noise_profile.c and
+ * the README): "bm3d-noise-profile 1", the channels, then each plane's
+ * autocovariance as 15 rows of 15 numbers; '#' starts a comment.
+ * bm3d_noise_profile_format () writes it into `text` (returns the
+ * length it needs, as snprintf does); _parse () reads it.  _save ()
+ * writes a file whole or not at all (a temporary file renamed), _load ()
+ * reads one.  Parse and load leave `profile` untouched unless they
+ * succeed, and refuse anything malformed or unreadable, and _save ()
+ * anything it cannot write, with BM3D_ERR_INVALID_ARGUMENT and a
+ * one-line reason in `error` (with the line number for a format
+ * error).  */
+size_t       bm3d_noise_profile_format (const bm3d_noise_profile *profile,
+                                        char *text, size_t text_len);
+bm3d_status  bm3d_noise_profile_parse  (bm3d_noise_profile *profile,
+                                        const char *text,
+                                        char *error, size_t error_len);
+bm3d_status  bm3d_noise_profile_save   (const bm3d_noise_profile *profile,
+                                        const char *path,
+                                        char *error, size_t error_len);
+bm3d_status  bm3d_noise_profile_load   (bm3d_noise_profile *profile,
+                                        const char *path,
+                                        char *error, size_t error_len);
+
+/* The noise levels to show a user (status line, --verbose): the
+ * luminance's and the chrominance's (the RMS of the two planes) noise
+ * deviations, each divided by the gain white RGB noise has in that
+ * plane, so both read as the sigma of white RGB noise with as much
+ * noise there (0..255 scale).  A gray profile gives its plane's
+ * deviation as luma and 0 as chroma.  */
+void         bm3d_noise_profile_levels (const bm3d_noise_profile *profile,
+                                        float *luma, float *chroma);
+
+/* Names of the noise kinds for the command line: "white", "camera"
+ * (BM3D_NOISE_PROFILE).  The parse function returns -1 for an unknown
+ * name.  */
+const char  *bm3d_noise_name  (bm3d_noise_kind noise);
+int          bm3d_noise_parse (const char *name);
 
 /* The context a call needs around an area to denoise it as it would be
  * denoised inside a larger image: `*margin` pixels on each side (the
