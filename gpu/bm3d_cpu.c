@@ -82,6 +82,13 @@ typedef struct
   float         *num[BM3D_MAX_CHANNELS];
   float         *den[BM3D_MAX_CHANNELS];
   float          sigma[BM3D_MAX_CHANNELS];
+  /* Camera noise (job->noise_profile): per plane and row u of a 2D
+   * coefficient block, the variances of the coefficients (u, 0..7) and
+   * the hard thresholds lambda_3d sqrt (var).  Unused for white noise,
+   * whose code keeps its own path, pixel for pixel as before.  */
+  int            profile;
+  row8           var_rows[BM3D_MAX_CHANNELS][K];
+  row8           thr_rows[BM3D_MAX_CHANNELS][K];
   float          fwd[K][K], inv[K][K];      /* 2D transform and inverse  */
   row8           fwd_t[K], inv_t[K];        /* rows of their transposes  */
   row8           kaiser_rows[K];
@@ -473,6 +480,104 @@ collaborative_filter_hard (const phase_ctx *ctx, band_scratch *s,
     }
 }
 
+/* Phase 1 for camera noise: every 3D coefficient thresholded at
+ * lambda_3d times its own deviation.  The orthonormal Haar transform
+ * across the group keeps a 2D coefficient's variance, so the 2D tables
+ * serve the 3D spectrum; the group's weight is the inverse of the
+ * kept coefficients' summed noise variance.  */
+static INLINE void
+collaborative_filter_hard_profile (const phase_ctx *ctx, band_scratch *s,
+                                   const int32_t *members, int m)
+{
+  row8 *g = s->group;
+  row8 *tmp = s->group + BM3D_GROUP_MAX * K;
+  row8 est[K], wk[K];
+
+  for (int c = 0; c < ctx->channels; c++)
+    {
+      const row8 *thr = ctx->thr_rows[c], *var = ctx->var_rows[c];
+      row8 noise8 = { 0 };
+      float noise = 0.0f;
+
+      for (int i = 0; i < m; i++)
+        transform_2d (ctx->fwd, ctx->fwd_t, ctx->noisy[c] + members[i],
+                      ctx->width, g + i * K);
+      haar_group (g, m, tmp);
+      for (int i = 0; i < m; i++)
+        for (int u = 0; u < K; u++)
+          {
+            row8 v = g[i * K + u];
+            row8i keep = (v > thr[u]) | (v < -thr[u]);
+
+            noise8 += (row8) ((row8i) var[u] & keep);
+            g[i * K + u] = (row8) ((row8i) v & keep);
+          }
+      for (int j = 0; j < K; j++)
+        noise += noise8[j];
+      haar_group_inverse (g, m, tmp);
+
+      /* Nothing kept: the group is its mean, as noisy as its DC.  */
+      if (noise < var[0][0])
+        noise = var[0][0];
+      window_times (ctx, 1.0f / noise, wk);
+      for (int i = 0; i < m; i++)
+        {
+          transform_2d (ctx->inv, ctx->inv_t, (const float *) (g + i * K), K,
+                        est);
+          aggregate (ctx, c, members[i], est, wk);
+        }
+    }
+}
+
+/* Phase 2 for camera noise: Wiener gains from each coefficient's own
+ * noise variance.  */
+static INLINE void
+collaborative_filter_wiener_profile (const phase_ctx *ctx, band_scratch *s,
+                                     const int32_t *members, int m)
+{
+  row8 *gz = s->group;
+  row8 *gb = s->group + BM3D_GROUP_MAX * K;
+  row8 *tmp = s->group + 2 * BM3D_GROUP_MAX * K;
+  row8 est[K], wk[K];
+
+  for (int c = 0; c < ctx->channels; c++)
+    {
+      const row8 *var = ctx->var_rows[c];
+      row8 noise8 = { 0 };
+      float noise = 0.0f;
+
+      for (int i = 0; i < m; i++)
+        {
+          transform_2d (ctx->fwd, ctx->fwd_t, ctx->noisy[c] + members[i],
+                        ctx->width, gz + i * K);
+          transform_2d (ctx->fwd, ctx->fwd_t, ctx->basic[c] + members[i],
+                        ctx->width, gb + i * K);
+        }
+      haar_group (gz, m, tmp);
+      haar_group (gb, m, tmp);
+      for (int i = 0; i < m; i++)
+        for (int u = 0; u < K; u++)
+          {
+            row8 b2 = gb[i * K + u] * gb[i * K + u];
+            row8 gain = b2 / (b2 + var[u]);
+
+            gz[i * K + u] *= gain;
+            noise8 += gain * gain * var[u];
+          }
+      for (int j = 0; j < K; j++)
+        noise += noise8[j];
+      haar_group_inverse (gz, m, tmp);
+
+      window_times (ctx, noise > 0.0f ? 1.0f / noise : 1.0f / var[0][0], wk);
+      for (int i = 0; i < m; i++)
+        {
+          transform_2d (ctx->inv, ctx->inv_t, (const float *) (gz + i * K),
+                        K, est);
+          aggregate (ctx, c, members[i], est, wk);
+        }
+    }
+}
+
 /* Phase 2: empirical Wiener shrinkage of the noisy group, its gains
  * taken from the basic estimate's group at the same positions.  */
 static INLINE void
@@ -538,7 +643,14 @@ filter_band (const phase_ctx *ctx, band_scratch *s, int b)
                                ctx->ys[r] * ctx->width + ctx->xs[i],
                                members);
 
-        if (ctx->wiener)
+        if (ctx->profile)
+          {
+            if (ctx->wiener)
+              collaborative_filter_wiener_profile (ctx, s, members, m);
+            else
+              collaborative_filter_hard_profile (ctx, s, members, m);
+          }
+        else if (ctx->wiener)
           collaborative_filter_wiener (ctx, s, members, m);
         else
           collaborative_filter_hard (ctx, s, members, m);
@@ -765,6 +877,28 @@ grid_alloc (phase_ctx *ctx, bm3d_job *job, int **buffer, size_t *bytes)
   return 1;
 }
 
+/* The camera-noise tables of a phase, from the job's per-plane
+ * coefficient variances.  */
+static void
+profile_setup (phase_ctx *ctx, const bm3d_job *job)
+{
+  ctx->profile = job->noise_profile;
+  if (!ctx->profile)
+    return;
+  for (int c = 0; c < ctx->channels; c++)
+    {
+      const float *var = ctx->wiener ? job->var_wiener[c] : job->var_hard[c];
+
+      for (int u = 0; u < K; u++)
+        for (int v = 0; v < K; v++)
+          {
+            ctx->var_rows[c][u][v] = var[u * K + v];
+            ctx->thr_rows[c][u][v] = ctx->phase->lambda_3d
+                                     * sqrtf (var[u * K + v]);
+          }
+    }
+}
+
 static void
 phase_setup (phase_ctx *ctx, const bm3d_phase_profile *phase, int wiener)
 {
@@ -853,6 +987,7 @@ bm3d_cpu_tile (const bm3d_planes *noisy, bm3d_planes *out, bm3d_job *job)
   /* Phase 1: the basic estimate, straight into `out`.  */
   t0 = bm3d_seconds ();
   phase_setup (&ctx, &job->profile.hard, 0);
+  profile_setup (&ctx, job);
   ctx.match = noisy->plane[0];
   status = run_phase (&ctx, job, out->plane, 0.0, weight1);
   job->report->seconds_phase[0] += bm3d_seconds () - t0;
@@ -864,6 +999,7 @@ bm3d_cpu_tile (const bm3d_planes *noisy, bm3d_planes *out, bm3d_job *job)
     {
       t0 = bm3d_seconds ();
       phase_setup (&ctx, &job->profile.wiener, 1);
+      profile_setup (&ctx, job);
       for (int c = 0; c < noisy->channels; c++)
         ctx.basic[c] = out->plane[c];
       ctx.match = out->plane[0];

@@ -133,6 +133,65 @@ check_image (const bm3d_image *img, const char *what, bm3d_job *job)
   return BM3D_OK;
 }
 
+static int
+strength_ok (bm3d_job *job, const char *name, float v)
+{
+  if (v == 0.0f || (isfinite (v) && v >= BM3D_STRENGTH_MIN
+                    && v <= BM3D_STRENGTH_MAX))
+    return 1;
+  bm3d_job_message (job, "%s must be from %g to %g (got %g)", name,
+                    (double) BM3D_STRENGTH_MIN, (double) BM3D_STRENGTH_MAX,
+                    (double) v);
+  return 0;
+}
+
+/* The noise model: sigma for white noise; for a profile, one that fits
+ * the image's colour channels (`colour`, 0 when not known yet) and
+ * strengths in range.  */
+static bm3d_status
+check_noise (const bm3d_params *params, int colour, bm3d_job *job)
+{
+  if (params->noise == BM3D_NOISE_WHITE)
+    {
+      if (!isfinite (params->sigma)
+          || params->sigma <= BM3D_SIGMA_MIN_EXCLUSIVE
+          || params->sigma > BM3D_SIGMA_MAX)
+        {
+          bm3d_job_message (job, "sigma must be a number above 0 and at most "
+                            "255 (got %g)", (double) params->sigma);
+          return BM3D_ERR_INVALID_SIGMA;
+        }
+      return BM3D_OK;
+    }
+  if (params->noise != BM3D_NOISE_PROFILE)
+    {
+      bm3d_job_message (job, "unknown noise model %d", (int) params->noise);
+      return BM3D_ERR_INVALID_ARGUMENT;
+    }
+  if (!strength_ok (job, "strength", params->strength)
+      || !strength_ok (job, "chroma strength", params->chroma_strength))
+    return BM3D_ERR_INVALID_ARGUMENT;
+  if (params->profile)
+    {
+      bm3d_noise_profile check = *params->profile;
+      char why[200];
+
+      if (bm3d_noise_profile_update (&check, why, sizeof why) != BM3D_OK)
+        {
+          bm3d_job_message (job, "invalid noise profile: %s", why);
+          return BM3D_ERR_INVALID_ARGUMENT;
+        }
+      if (colour && check.channels != colour)
+        {
+          bm3d_job_message (job, "the noise profile is for %s images, this "
+                            "one is %s", check.channels == 3 ? "colour"
+                            : "gray", colour == 3 ? "colour" : "gray");
+          return BM3D_ERR_INVALID_ARGUMENT;
+        }
+    }
+  return BM3D_OK;
+}
+
 static bm3d_status
 check_call (const bm3d_image *in, const bm3d_image *out,
             const bm3d_params *params, bm3d_job *job)
@@ -159,13 +218,9 @@ check_call (const bm3d_image *in, const bm3d_image *out,
       bm3d_job_message (job, "output image must not be the input image");
       return BM3D_ERR_INVALID_ARGUMENT;
     }
-  if (!isfinite (params->sigma) || params->sigma <= BM3D_SIGMA_MIN_EXCLUSIVE
-      || params->sigma > BM3D_SIGMA_MAX)
-    {
-      bm3d_job_message (job, "sigma must be a number above 0 and at most 255 "
-                        "(got %g)", (double) params->sigma);
-      return BM3D_ERR_INVALID_SIGMA;
-    }
+  if ((status = check_noise (params, in->channels - (in->has_alpha ? 1 : 0),
+                             job)) != BM3D_OK)
+    return status;
   if ((unsigned) params->mode > BM3D_MODE_ISOLINE)
     {
       bm3d_job_message (job, "unknown mode %d", (int) params->mode);
@@ -396,6 +451,31 @@ align_up (int v, int a)
   return (v + a - 1) / a * a;
 }
 
+/* The job's per-coefficient variances from its noise profile, times
+ * the squared strengths (and the expert chroma scale).  */
+static void
+profile_tables (bm3d_job *job, float chroma_scale)
+{
+  const bm3d_noise_profile *prof = bm3d_job_noise_profile (job);
+  const bm3d_params *params = job->params;
+  float k = params->strength > 0.0f ? params->strength : 1.0f;
+  float kc = params->chroma_strength > 0.0f ? params->chroma_strength : 1.0f;
+
+  if (chroma_scale > 0.0f)
+    kc *= chroma_scale;
+  for (int c = 0; c < job->channels; c++)
+    {
+      float g = c == 0 ? k : k * kc;
+
+      for (int i = 0; i < BM3D_PATCH_AREA; i++)
+        {
+          job->var_hard[c][i] = prof->var_hard[c][i] * g * g;
+          job->var_wiener[c][i] = prof->var_wiener[c][i] * g * g;
+        }
+      job->sigma[c] = prof->sigma[c] * g;
+    }
+}
+
 static bm3d_status
 setup_bm3d (bm3d_job *job)
 {
@@ -421,7 +501,7 @@ setup_bm3d (bm3d_job *job)
         return BM3D_ERR_INVALID_ARGUMENT;
       }
 
-  bm3d_profile_for_sigma (job->params->sigma, p);
+  bm3d_profile_for_sigma (job->white_sigma, p);
   for (int i = 0; i < 2; i++)
     {
       if (o->search)
@@ -435,6 +515,8 @@ setup_bm3d (bm3d_job *job)
     p->hard.lambda_3d = o->lambda_3d;
   if (o->chroma_scale > 0.0f && job->channels == 3)
     job->sigma[1] *= o->chroma_scale, job->sigma[2] *= o->chroma_scale;
+  if (job->noise_profile)
+    profile_tables (job, o->chroma_scale);
 
   job->phases = job->params->mode == BM3D_MODE_BM3D ? 2 : 1;
   /* Both phases share the step.  The standard window keeps the standard
@@ -456,7 +538,7 @@ setup_nlm (bm3d_job *job)
       || !odd_option_ok (job, "NL-means search window", o->search, 3, 71)
       || !option_ok (job, "NL-means h", o->h, 1e-3, 1e4))
     return BM3D_ERR_INVALID_ARGUMENT;
-  bm3d_nlm_profile_for_sigma (job->params->sigma, job->channels, p);
+  bm3d_nlm_profile_for_sigma (job->white_sigma, job->channels, p);
   if (o->patch)
     p->patch_radius = o->patch / 2;
   if (o->search)
@@ -487,7 +569,7 @@ setup_isoline (bm3d_job *job)
       || !option_ok (job, "isoline T_max", o->t_max, 1e-3, 1e3)
       || !option_ok (job, "isoline T2_max", o->t2_max, 1e-3, 1e3))
     return BM3D_ERR_INVALID_ARGUMENT;
-  bm3d_isoline_profile_for_sigma (job->params->sigma, p);
+  bm3d_isoline_profile_for_sigma (job->white_sigma, p);
   p->variant = o->variant;
   if (o->length_max)
     p->length_max = o->length_max;
@@ -521,18 +603,18 @@ static const bm3d_algorithm algorithms[] =
 {
   { BM3D_MODE_BM3D, BM3D_COLOUR_OPPONENT, 0, setup_bm3d,
     bm3d_cpu_tile, bm3d_cpu_tile_side,
-    CUDA_BACKEND (bm3d_cuda_tile, bm3d_cuda_tile_side, bm3d_cuda_image) },
+    CUDA_BACKEND (bm3d_cuda_tile, bm3d_cuda_tile_side, bm3d_cuda_image), 0 },
   { BM3D_MODE_BM3D_FAST, BM3D_COLOUR_OPPONENT, 0, setup_bm3d,
     bm3d_cpu_tile, bm3d_cpu_tile_side,
-    CUDA_BACKEND (bm3d_cuda_tile, bm3d_cuda_tile_side, bm3d_cuda_image) },
+    CUDA_BACKEND (bm3d_cuda_tile, bm3d_cuda_tile_side, bm3d_cuda_image), 0 },
   { BM3D_MODE_NLM, BM3D_COLOUR_RGB, 1, setup_nlm,
     bm3d_nlm_cpu_tile, bm3d_nlm_cpu_tile_side,
     CUDA_BACKEND (bm3d_nlm_cuda_tile, bm3d_nlm_cuda_tile_side,
-                  bm3d_nlm_cuda_image) },
+                  bm3d_nlm_cuda_image), 0 },
   { BM3D_MODE_ISOLINE, BM3D_COLOUR_OPPONENT, 0, setup_isoline,
     bm3d_isoline_cpu_tile, bm3d_isoline_cpu_tile_side,
     CUDA_BACKEND (bm3d_isoline_cuda_tile, bm3d_isoline_cuda_tile_side,
-                  bm3d_isoline_cuda_image) },
+                  bm3d_isoline_cuda_image), 0 },
 };
 
 /* ---- backends -------------------------------------------------------- */
@@ -585,6 +667,11 @@ cuda_usable (const bm3d_job *job, char *why, size_t why_len)
       snprintf (why, why_len, "built without CUDA support");
       return 0;
     }
+  if (job->noise_profile && !job->algorithm->cuda_profile)
+    {
+      snprintf (why, why_len, "its BM3D does not filter camera noise yet");
+      return 0;
+    }
   if (!bm3d_cuda_available (why, why_len))
     return 0;
   if (job->params->device >= bm3d_cuda_device_count ())
@@ -610,7 +697,10 @@ run_with_fallback (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
 
   if (!cuda_usable (job, why, sizeof why))
     {
-      if (wanted == BM3D_BACKEND_CUDA)
+      /* Camera noise the CUDA backend cannot filter yet runs on the CPU
+       * even when CUDA was asked for: a slower result, never none.  */
+      if (wanted == BM3D_BACKEND_CUDA
+          && !(job->noise_profile && !job->algorithm->cuda_profile))
         {
           bm3d_job_message (job, "CUDA backend unavailable: %s", why);
           return BM3D_ERR_BACKEND_UNAVAILABLE;
@@ -643,6 +733,11 @@ run_with_fallback (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
   return status;
 }
 
+static void job_noise (bm3d_job *job);
+static bm3d_status estimate_profile (const bm3d_image *in, bm3d_job *job,
+                                     bm3d_noise_profile *profile,
+                                     double share);
+
 /* Fill the parts of `job` every algorithm shares.  */
 static void
 job_prepare (bm3d_job *job, const bm3d_image *in)
@@ -653,8 +748,31 @@ job_prepare (bm3d_job *job, const bm3d_image *in)
   job->colour_space = job->algorithm->colour_space;
   job->threads = params->threads > 0 ? params->threads : default_threads ();
   job->channels = in->channels - (in->has_alpha ? 1 : 0);
+  job_noise (job);
+}
+
+/* The noise a job's parameters follow (white_sigma, sigma[]) and, for
+ * BM3D with a profile, noise_profile; setup_bm3d fills the tables.  The
+ * profile, when estimated, is in job->estimated already.  */
+static void
+job_noise (bm3d_job *job)
+{
+  const bm3d_params *params = job->params;
+
+  job->white_sigma = params->sigma;
+  job->noise_profile = 0;
+  if (params->noise == BM3D_NOISE_PROFILE)
+    {
+      float k = params->strength > 0.0f ? params->strength : 1.0f;
+
+      job->white_sigma = bm3d_job_noise_profile (job)->sigma_white * k;
+      if (job->white_sigma > BM3D_SIGMA_MAX)
+        job->white_sigma = BM3D_SIGMA_MAX;
+      job->noise_profile = params->mode == BM3D_MODE_BM3D
+                           || params->mode == BM3D_MODE_BM3D_FAST;
+    }
   for (int c = 0; c < job->channels; c++)
-    job->sigma[c] = params->sigma
+    job->sigma[c] = job->white_sigma
                     * (job->channels == 3
                        && job->colour_space == BM3D_COLOUR_OPPONENT
                        ? bm3d_colour_noise_gain[c] : 1.0f);
@@ -678,12 +796,19 @@ bm3d_denoise (const bm3d_image *in, bm3d_image *out,
   if (status != BM3D_OK)
     return status;
 
+  if (params->noise == BM3D_NOISE_PROFILE && !params->profile)
+    {
+      /* Camera noise with no profile given: the input's own.  */
+      status = estimate_profile (in, &job, &job.estimated, 0.0);
+      if (status != BM3D_OK)
+        return status;
+    }
   job_prepare (&job, in);
   status = job.algorithm->setup (&job);
   if (status == BM3D_OK)
     status = run_with_fallback (in, out, &job, params->backend);
   if (status == BM3D_OK && params->clipped && job.algorithm->unclips)
-    bm3d_unclip (out, params->sigma, job.threads);
+    bm3d_unclip (out, job.white_sigma, job.threads);
   report->seconds_total = bm3d_seconds () - start;
   return status;
 }
@@ -705,13 +830,8 @@ bm3d_context_margin (const bm3d_params *params, int colour_channels,
       bm3d_job_message (&job, "parameters are missing");
       return BM3D_ERR_INVALID_ARGUMENT;
     }
-  if (!isfinite (params->sigma) || params->sigma <= BM3D_SIGMA_MIN_EXCLUSIVE
-      || params->sigma > BM3D_SIGMA_MAX)
-    {
-      bm3d_job_message (&job, "sigma must be a number above 0 and at most "
-                        "255 (got %g)", (double) params->sigma);
-      return BM3D_ERR_INVALID_SIGMA;
-    }
+  if ((status = check_noise (params, colour_channels, &job)) != BM3D_OK)
+    return status;
   if ((unsigned) params->mode > BM3D_MODE_ISOLINE)
     {
       bm3d_job_message (&job, "unknown mode %d", (int) params->mode);
@@ -728,8 +848,13 @@ bm3d_context_margin (const bm3d_params *params, int colour_channels,
   job.algorithm = &algorithms[params->mode];
   job.colour_space = job.algorithm->colour_space;
   job.channels = colour_channels;
+  if (params->noise == BM3D_NOISE_PROFILE && !params->profile)
+    /* Not estimated yet: the margins do not depend on the level below
+     * sigma 40, and a photograph's noise is below it.  */
+    bm3d_noise_profile_init_white (&job.estimated, colour_channels, 25.0f);
+  job_noise (&job);
   for (int c = 0; c < colour_channels; c++)
-    job.sigma[c] = params->sigma;
+    job.sigma[c] = job.white_sigma;
   status = job.algorithm->setup (&job);
   if (status != BM3D_OK)
     return status;
@@ -739,6 +864,8 @@ bm3d_context_margin (const bm3d_params *params, int colour_channels,
 }
 
 /* ---- noise estimation ------------------------------------------------ */
+
+
 
 /* The estimate reads a bounded sample of the image (noise_estimate.c):
  * a few milliseconds on the host, less than uploading the image to a
@@ -771,6 +898,61 @@ bm3d_estimate_sigma (const bm3d_image *in, const bm3d_params *params,
   report->backend_used = BM3D_BACKEND_CPU;
 
   status = bm3d_estimate_cpu (in, &job, sigma);
+  report->seconds_total = bm3d_seconds () - start;
+  return status;
+}
+
+/* The profile of `in`, as bm3d_estimate_noise_profile () gives it;
+ * `share` is the part of the call's progress it takes.  */
+static bm3d_status
+estimate_profile (const bm3d_image *in, bm3d_job *job,
+                  bm3d_noise_profile *profile, double share)
+{
+  int colour = in->channels - (in->has_alpha ? 1 : 0);
+  bm3d_status status;
+
+  if (in->width < 32 || in->height < 32)
+    {
+      bm3d_job_message (job, "a %dx%d image is too small to estimate its "
+                        "noise profile (32x32 at least)", in->width,
+                        in->height);
+      return BM3D_ERR_INVALID_SIZE;
+    }
+  job->threads = job->params->threads > 0 ? job->params->threads
+                                          : default_threads ();
+  job->channels = colour;
+  job->tile_base = 0.0;
+  job->tile_share = share;
+  status = bm3d_estimate_profile_cpu (in, job, profile);
+  job->tile_base = share;
+  job->tile_share = 1.0 - share;
+  return status;
+}
+
+bm3d_status
+bm3d_estimate_noise_profile (const bm3d_image *in, const bm3d_params *params,
+                             bm3d_noise_profile *profile,
+                             bm3d_report *report)
+{
+  bm3d_report scratch;
+  bm3d_job job;
+  bm3d_status status;
+  double start = bm3d_seconds ();
+
+  if (!report)
+    report = &scratch;
+  memset (report, 0, sizeof *report);
+  bm3d_job_init (&job, params, report);
+  if (!params || !profile)
+    {
+      bm3d_job_message (&job, !params ? "parameters are missing"
+                                      : "no place for the profile");
+      return BM3D_ERR_INVALID_ARGUMENT;
+    }
+  if ((status = check_image (in, "input", &job)) != BM3D_OK)
+    return status;
+  report->backend_used = BM3D_BACKEND_CPU;
+  status = estimate_profile (in, &job, profile, 1.0);
   report->seconds_total = bm3d_seconds () - start;
   return status;
 }

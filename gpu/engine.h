@@ -43,6 +43,10 @@ struct bm3d_algorithm
   bm3d_tile_func     cuda_tile;       /* NULL in a build without CUDA   */
   int              (*cuda_tile_side) (const bm3d_job *job);
   bm3d_image_func    cuda_image;      /* NULL in a build without CUDA   */
+  /* Non-zero when the CUDA backend filters with a noise profile
+   * (job->noise_profile); else a profile job runs on the CPU, with
+   * the fall-back notice.  */
+  int                cuda_profile;
 };
 
 /* Run `func` over the image tile by tile (colour transform, overlap,
@@ -99,6 +103,12 @@ void        bm3d_unclip       (bm3d_image *img, float sigma, int threads);
  * the engine matches on for colour, in the channels' units.  */
 bm3d_status bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job,
                                float *sigma);
+
+/* ---- noise profiles: noise_profile_estimate.c ------------------------ */
+/* Estimate the profile of `in` (checked by the caller, at least
+ * 32x32): filled whole, derived fields too, on success.  */
+bm3d_status bm3d_estimate_profile_cpu (const bm3d_image *in, bm3d_job *job,
+                                       bm3d_noise_profile *profile);
 
 #ifdef __cplusplus
 }

@@ -46,6 +46,9 @@ struct bm3d_job
   int                   threads;    /* resolved: >= 1                     */
   bm3d_colour_space     colour_space;
   float                 sigma[BM3D_MAX_CHANNELS];  /* of each plane       */
+  /* The white-noise sigma the parameters follow: params->sigma, or
+   * with a noise profile its sigma_white times the strength.  */
+  float                 white_sigma;
 
   /* Tiling, set by the algorithm's setup: pixels read around a tile's
    * core so that the core comes out as in one piece, and the multiple
@@ -58,6 +61,18 @@ struct bm3d_job
   int                   phases;     /* BM3D: 1 hard threshold only, 2 both */
   bm3d_nlm_profile      nlm;
   bm3d_isoline_profile  isoline;
+
+  /* BM3D with a noise profile (params->noise): non-zero, and the
+   * per-plane variances of each 2D coefficient of the hard phase's and
+   * the Wiener phase's transforms (bm3d_noise_profile's, the strengths
+   * applied; index u * 8 + v), which both backends read as they are.
+   * 0 for white noise, whose deviations are sigma[].  */
+  int                   noise_profile;
+  float                 var_hard[BM3D_MAX_CHANNELS][BM3D_PATCH_AREA];
+  float                 var_wiener[BM3D_MAX_CHANNELS][BM3D_PATCH_AREA];
+  /* The profile estimated from the input when params->profile is
+   * NULL.  */
+  bm3d_noise_profile    estimated;
 
   /* The CUDA device a call holds (cuda_device.cu), else NULL.  */
   void                 *cuda;
@@ -76,6 +91,10 @@ struct bm3d_job
 /* Zero `job` and tie it to `params` and `report`.  */
 void   bm3d_job_init (bm3d_job *job, const bm3d_params *params,
                       bm3d_report *report);
+
+/* The noise profile a profile job uses: params->profile, or the one
+ * estimated from the input.  */
+const bm3d_noise_profile *bm3d_job_noise_profile (const bm3d_job *job);
 
 /* Write a one-line message into job->report->message (printf style).  */
 void   bm3d_job_message (bm3d_job *job, const char *format, ...)

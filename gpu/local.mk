@@ -14,4 +14,6 @@ gpu_libbm3d_a_SOURCES = \
 	gpu/isoline_core.h \
 	gpu/isoline_cpu.c \
 	gpu/noise_estimate.c \
+	gpu/noise_profile.c \
+	gpu/noise_profile_estimate.c \
 	gpu/clipped_noise.c

@@ -1,0 +1,475 @@
+/* Blind estimation of a noise profile (bm3d.h) from the photograph
+ * itself, on the host.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.
+ *
+ * Noise is the same everywhere; texture is not.  So the profile is
+ * measured where the photograph is flattest, plane by plane of the
+ * engine's colour space:
+ *
+ *  - plan_blocks: blocks of 32x32 pixels on a regular grid, at most
+ *    PE_BLOCKS_MAX of them spread over the image, so the cost is
+ *    bounded whatever the size.  A block holding a value at 0 or 255
+ *    (clipped: its noise is squeezed) is left out.
+ *  - block_residual: each plane of a block minus its least-squares
+ *    plane a + b x + c y, so smooth shading and gradients do not count
+ *    as noise; its variance is the block's texture measure.
+ *  - Blocks whose residual variance is below half what rounding to 8
+ *    bits alone gives are left out: JPEG flattened them, and they tell
+ *    nothing of the noise.
+ *  - select_blocks: per plane, the flattest quarter of the blocks.
+ *  - block_autocov: the residuals' autocovariance at lags up to 7
+ *    (each lag the mean over the pairs it has in the block), averaged
+ *    over the selected blocks.
+ *  - Removing a plane also removes the noise's share in the three
+ *    fitted directions, about 3 S / N of the variance at every lag (S
+ *    the power at frequency 0, the sum of the autocovariance over all
+ *    lags); that is added back.
+ *  - The flattest quarter of pure-noise blocks is also the quarter with
+ *    the least noise: for Gaussian noise its mean variance is mu (1 -
+ *    cv phi (z) / p), p = 1/4, z the normal p-quantile, cv the relative
+ *    deviation of a block's variance (sqrt (2 sum rho (d)^2 / N)); the
+ *    table is divided by that.
+ *  - A camera's noise reduction smooths flat areas most: the white
+ *    noise the flat blocks lack against the median block's lag-1
+ *    variogram is added (see select_blocks).
+ *  - A table that is no covariance (estimation noise at the long lags
+ *    can give a frequency negative power) is pulled towards white until
+ *    it is one.
+ *
+ * Every block is computed alone and the sums run in block order, so the
+ * result is bit-identical for any thread count.  */
+#include "config.h"
+
+#include "engine.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define L    BM3D_NOISE_LAG
+#define SIDE BM3D_NOISE_SIDE
+
+#define PE_BLOCK        32        /* block side                           */
+#define PE_BLOCK_AREA   (PE_BLOCK * PE_BLOCK)
+#define PE_BLOCKS_MAX   2048      /* most blocks read                     */
+#define PE_SIDE_MIN     32        /* smaller images are refused           */
+#define PE_SHARE        0.25      /* the flattest quarter of the blocks   */
+/* phi (z) / p for the share p, z its standard normal quantile.  */
+#define PE_SHARE_BIAS   1.2711
+#define PE_FLOOR        1e-4f     /* variance of a constant image's model */
+#define PE_CLIP_LOW     0.0f
+#define PE_CLIP_HIGH    255.0f
+/* Lags dy = 0..L, dx = -L..L: half the table (the rest is symmetric).  */
+#define PE_LAGS         ((L + 1) * SIDE)
+
+typedef struct
+{
+  int      channels;
+  int      blocks;
+  int     *x0, *y0;
+  float   *residual;   /* [block][plane][PE_BLOCK_AREA]                  */
+  double  *variance;   /* [plane][block], or -1 for a clipped block      */
+  double  *fine;       /* [plane][block]: half the mean squared step to
+                          the next pixel across and down (the lag-1
+                          variogram)                                    */
+  double  *autocov;    /* [plane][block][PE_LAGS], filled for selected   */
+  unsigned char *selected;  /* [plane][block]: in the band now          */
+} pe_state;
+
+/* ---- plan_blocks ----------------------------------------------------- */
+
+/* Block origins: the whole grid when it is small enough, else a regular
+ * sub-grid of it spread over the image.  Returns the count.  */
+static int
+plan_blocks (int width, int height, int *x0, int *y0)
+{
+  int gx = width / PE_BLOCK, gy = height / PE_BLOCK;
+  int sx = 1, sy = 1, n = 0;
+
+  while ((long) ((gx + sx - 1) / sx) * ((gy + sy - 1) / sy) > PE_BLOCKS_MAX)
+    {
+      if ((gx + sx - 1) / sx >= (gy + sy - 1) / sy)
+        sx++;
+      else
+        sy++;
+    }
+  for (int j = 0; j < gy; j += sy)
+    for (int i = 0; i < gx; i += sx)
+      {
+        if (x0)
+          {
+            /* Centre the grid: the margins left over split evenly.  */
+            x0[n] = (width - gx * PE_BLOCK) / 2 + i * PE_BLOCK;
+            y0[n] = (height - gy * PE_BLOCK) / 2 + j * PE_BLOCK;
+          }
+        n++;
+      }
+  return n;
+}
+
+/* ---- block_residual -------------------------------------------------- */
+
+/* Subtract from v (PE_BLOCK^2 values) its least-squares plane.  On the
+ * centred grid the three basis functions are orthogonal.  Returns the
+ * residual's mean square.  */
+static double
+remove_plane (float *v)
+{
+  const double h = (PE_BLOCK - 1) / 2.0;
+  double sx2 = 0.0, s = 0.0, sx = 0.0, sy = 0.0, e = 0.0;
+
+  for (int i = 0; i < PE_BLOCK; i++)
+    sx2 += (i - h) * (i - h);
+  sx2 *= PE_BLOCK;
+  for (int y = 0; y < PE_BLOCK; y++)
+    for (int x = 0; x < PE_BLOCK; x++)
+      {
+        double t = v[y * PE_BLOCK + x];
+
+        s += t;
+        sx += t * (x - h);
+        sy += t * (y - h);
+      }
+  s /= PE_BLOCK_AREA;
+  sx /= sx2;
+  sy /= sx2;
+  for (int y = 0; y < PE_BLOCK; y++)
+    for (int x = 0; x < PE_BLOCK; x++)
+      {
+        float *t = &v[y * PE_BLOCK + x];
+
+        *t = (float) (*t - s - sx * (x - h) - sy * (y - h));
+        e += (double) *t * *t;
+      }
+  return e / PE_BLOCK_AREA;
+}
+
+/* Read block b into its planes (the engine's colour transform), and
+ * its residual variances; -1 for a block with a clipped value.  */
+static void
+block_residual (const bm3d_image *in, pe_state *st, int b)
+{
+  int colour = st->channels == 3, clipped = 0;
+  float *res = st->residual + (size_t) b * st->channels * PE_BLOCK_AREA;
+
+  for (int y = 0; y < PE_BLOCK; y++)
+    {
+      const float *row = in->data + (size_t) (st->y0[b] + y) * in->stride
+                         + (size_t) st->x0[b] * in->channels;
+
+      for (int x = 0; x < PE_BLOCK; x++, row += in->channels)
+        {
+          int o = y * PE_BLOCK + x;
+
+          for (int c = 0; c < st->channels; c++)
+            clipped |= row[c] <= PE_CLIP_LOW || row[c] >= PE_CLIP_HIGH;
+          if (!colour)
+            res[o] = row[0];
+          else
+            for (int c = 0; c < 3; c++)
+              res[c * PE_BLOCK_AREA + o]
+                = bm3d_colour_fwd[c][0] * row[0]
+                  + bm3d_colour_fwd[c][1] * row[1]
+                  + bm3d_colour_fwd[c][2] * row[2];
+        }
+    }
+  for (int c = 0; c < st->channels; c++)
+    {
+      float *v = res + c * PE_BLOCK_AREA;
+      double var = remove_plane (v), g = 0.0;
+
+      for (int y = 0; y < PE_BLOCK - 1; y++)
+        for (int x = 0; x < PE_BLOCK - 1; x++)
+          {
+            double a = v[y * PE_BLOCK + x];
+            double h = v[y * PE_BLOCK + x + 1] - a;
+            double d = v[(y + 1) * PE_BLOCK + x] - a;
+
+            g += h * h + d * d;
+          }
+      st->variance[(size_t) c * st->blocks + b] = clipped ? -1.0 : var;
+      st->fine[(size_t) c * st->blocks + b]
+        = g / (4.0 * (PE_BLOCK - 1) * (PE_BLOCK - 1));
+    }
+}
+
+/* ---- block_autocov --------------------------------------------------- */
+
+/* Autocovariance of one residual block at lags dy = 0..L, dx = -L..L,
+ * each the mean over the pairs inside the block.  */
+static void
+block_autocov (const float *v, double *out)
+{
+  for (int dy = 0; dy <= L; dy++)
+    for (int dx = -L; dx <= L; dx++)
+      {
+        int xa = dx < 0 ? -dx : 0, xb = dx > 0 ? PE_BLOCK - dx : PE_BLOCK;
+        double s = 0.0;
+
+        for (int y = 0; y + dy < PE_BLOCK; y++)
+          {
+            const float *p = v + y * PE_BLOCK, *q = v + (y + dy) * PE_BLOCK;
+
+            for (int x = xa; x < xb; x++)
+              s += (double) p[x] * q[x + dx];
+          }
+        out[dy * SIDE + dx + L] = s / ((double) (PE_BLOCK - dy) * (xb - xa));
+      }
+}
+
+/* ---- select_blocks --------------------------------------------------- */
+
+static int
+compare_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* Relative deviation of a block's residual variance under Gaussian
+ * noise of the lag table `r` (full, SIDE x SIDE): sqrt (2 sum rho^2 /
+ * N).  */
+static double
+variance_cv (const double (*r)[SIDE])
+{
+  double s = 0.0;
+
+  if (r[L][L] <= 0.0)
+    return 0.0;
+  for (int dy = 0; dy < SIDE; dy++)
+    for (int dx = 0; dx < SIDE; dx++)
+      s += (r[dy][dx] / r[L][L]) * (r[dy][dx] / r[L][L]);
+  return sqrt (2.0 * s / PE_BLOCK_AREA);
+}
+
+/* The mean lag table of the selected blocks of plane c, with the
+ * plane fit's share added back.  Returns the count used.  */
+static int
+mean_autocov (const pe_state *st, int c, double (*r)[SIDE])
+{
+  const double *a = st->autocov + (size_t) c * st->blocks * PE_LAGS;
+  const unsigned char *sel = st->selected + (size_t) c * st->blocks;
+  double half[PE_LAGS] = { 0 };
+  double s = 0.0;
+  int n = 0;
+
+  for (int b = 0; b < st->blocks; b++)
+    if (sel[b])
+      {
+        for (int k = 0; k < PE_LAGS; k++)
+          half[k] += a[(size_t) b * PE_LAGS + k];
+        n++;
+      }
+  for (int dy = 0; dy <= L; dy++)
+    for (int dx = -L; dx <= L; dx++)
+      {
+        double v = n ? half[dy * SIDE + dx + L] / n : 0.0;
+
+        r[L + dy][L + dx] = v;
+        r[L - dy][L - dx] = v;
+      }
+  /* The plane fit took about 3 S / N from every lag, S the power at
+   * frequency 0, the sum of the true table: with S = S_raw + SIDE^2
+   * delta and delta = 3 S / N, delta = 3 S_raw / (N - 3 SIDE^2).  */
+  for (int dy = 0; dy < SIDE; dy++)
+    for (int dx = 0; dx < SIDE; dx++)
+      s += r[dy][dx];
+  if (s > 0.0)
+    {
+      double delta = 3.0 * s / (PE_BLOCK_AREA - 3.0 * SIDE * SIDE);
+
+      for (int dy = 0; dy < SIDE; dy++)
+        for (int dx = 0; dx < SIDE; dx++)
+          r[dy][dx] += delta;
+    }
+  return n;
+}
+
+/* Choose plane c's blocks and measure their mean lag table into `r`.
+ * Returns the blocks used (0: none).  */
+static int
+select_blocks (pe_state *st, int c, double (*r)[SIDE], double *sorted)
+{
+  const double *var = st->variance + (size_t) c * st->blocks;
+  unsigned char *sel = st->selected + (size_t) c * st->blocks;
+  double *acov = st->autocov + (size_t) c * st->blocks * PE_LAGS;
+  /* Half the variance that rounding to 8 bits alone gives the plane.  */
+  double gain = st->channels == 3 ? bm3d_colour_noise_gain[c] : 1.0;
+  double floor = 0.5 * gain * gain / 12.0;
+  int n = 0, used = 0;
+  double limit, cv, scale;
+
+  for (int b = 0; b < st->blocks; b++)
+    if (var[b] >= floor)
+      sorted[n++] = var[b];
+  if (n == 0)
+    return 0;
+  qsort (sorted, n, sizeof *sorted, compare_double);
+  limit = sorted[(int) ((n - 1) * PE_SHARE)];
+
+  for (int b = 0; b < st->blocks; b++)
+    {
+      sel[b] = var[b] >= floor && var[b] <= limit;
+      if (sel[b])
+        {
+          block_autocov (st->residual
+                         + ((size_t) b * st->channels + c) * PE_BLOCK_AREA,
+                         acov + (size_t) b * PE_LAGS);
+          used++;
+        }
+    }
+  mean_autocov (st, c, r);
+  /* The flattest share of pure-noise blocks has the mean variance
+   * mu (1 - cv phi (z) / p), z the normal p-quantile: undone.  */
+  cv = variance_cv ((const double (*)[SIDE]) r);
+  scale = 1.0 - cv * PE_SHARE_BIAS;
+  if (scale < 0.5)
+    scale = 0.5;
+  for (int dy = 0; dy < SIDE; dy++)
+    for (int dx = 0; dx < SIDE; dx++)
+      r[dy][dx] /= scale;
+  /* A camera's own noise reduction smooths flat areas most, so the
+   * flattest blocks lack some of the fine noise the rest of the
+   * photograph has.  The lag-1 variogram (half the mean squared step
+   * to the next pixel), its median over all blocks, tells how much:
+   * the shortfall is added as white noise, which raises the variogram
+   * by its variance at every lag and leaves the coarse noise as the
+   * flat blocks measured it.  */
+  {
+    const double *fine = st->fine + (size_t) c * st->blocks;
+    double g_flat = r[L][L] - 0.25 * (r[L][L + 1] + r[L][L - 1]
+                                      + r[L + 1][L] + r[L - 1][L]);
+    double white;
+    int m = 0;
+
+    for (int b = 0; b < st->blocks; b++)
+      if (var[b] >= floor)
+        sorted[m++] = fine[b];
+    qsort (sorted, m, sizeof *sorted, compare_double);
+    white = sorted[m / 2] - g_flat;
+    if (white > 0.0)
+      r[L][L] += white;
+  }
+  return used;
+}
+
+/* ---- the profile ----------------------------------------------------- */
+
+/* Pull the off-zero lags of plane c towards white until the table is a
+ * covariance (bm3d_noise_profile_update accepts it).  */
+static bm3d_status
+make_valid (bm3d_noise_profile *p)
+{
+  for (int round = 0; round < 64; round++)
+    {
+      bm3d_noise_profile t = *p;
+
+      if (bm3d_noise_profile_update (&t, NULL, 0) == BM3D_OK)
+        {
+          *p = t;
+          return BM3D_OK;
+        }
+      for (int c = 0; c < p->channels; c++)
+        for (int dy = 0; dy < SIDE; dy++)
+          for (int dx = 0; dx < SIDE; dx++)
+            if (dy != L || dx != L)
+              p->autocov[c][dy][dx] *= 0.9f;
+    }
+  return BM3D_ERR_INVALID_ARGUMENT;
+}
+
+bm3d_status
+bm3d_estimate_profile_cpu (const bm3d_image *in, bm3d_job *job,
+                           bm3d_noise_profile *profile)
+{
+  pe_state st;
+  bm3d_noise_profile p;
+  size_t bytes_res, bytes_var, bytes_acov, bytes_sel, bytes_pos;
+  double *fine;
+  char *mem;
+  double *sorted;
+  bm3d_status status = BM3D_OK;
+
+  memset (&st, 0, sizeof st);
+  memset (&p, 0, sizeof p);
+  st.channels = in->channels - (in->has_alpha ? 1 : 0);
+  st.blocks = plan_blocks (in->width, in->height, NULL, NULL);
+  bytes_pos = 2 * (size_t) st.blocks * sizeof (int);
+  bytes_res = (size_t) st.blocks * st.channels * PE_BLOCK_AREA * sizeof (float);
+  bytes_var = (size_t) st.channels * st.blocks * sizeof (double);
+  bytes_acov = (size_t) st.channels * st.blocks * PE_LAGS * sizeof (double);
+  bytes_sel = (2 * (size_t) st.channels * st.blocks + 7) & ~(size_t) 7;
+  mem = bm3d_alloc (job, bytes_pos + bytes_res + 3 * bytes_var + bytes_acov
+                         + bytes_sel);
+  if (!mem)
+    {
+      bm3d_job_message (job, "out of memory for the noise estimate");
+      return BM3D_ERR_OUT_OF_MEMORY;
+    }
+  st.x0 = (int *) mem;
+  st.y0 = st.x0 + st.blocks;
+  st.residual = (float *) (mem + bytes_pos);
+  st.variance = (double *) (mem + bytes_pos + bytes_res);
+  sorted = (double *) (mem + bytes_pos + bytes_res + bytes_var);
+  st.autocov = (double *) (mem + bytes_pos + bytes_res + 2 * bytes_var);
+  st.selected = (unsigned char *) (mem + bytes_pos + bytes_res + 2 * bytes_var
+                                   + bytes_acov);
+  memset (st.selected, 0, bytes_sel);
+  fine = (double *) (st.selected + bytes_sel);
+  st.fine = fine;
+  plan_blocks (in->width, in->height, st.x0, st.y0);
+
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(job->threads)
+#endif
+  for (int b = 0; b < st.blocks; b++)
+    block_residual (in, &st, b);
+  if (job->tick (job, 0.5))
+    {
+      bm3d_job_message (job, "cancelled");
+      status = BM3D_ERR_CANCELLED;
+    }
+
+  p.channels = st.channels;
+  for (int c = 0; c < st.channels && status == BM3D_OK; c++)
+    {
+      double r[SIDE][SIDE];
+
+      if (select_blocks (&st, c, r, sorted) == 0 || !(r[L][L] > PE_FLOOR))
+        {
+          /* Nothing unclipped, or no noise: a tiny white noise.  */
+          memset (r, 0, sizeof r);
+          r[L][L] = PE_FLOOR;
+        }
+      for (int dy = 0; dy < SIDE; dy++)
+        for (int dx = 0; dx < SIDE; dx++)
+          p.autocov[c][dy][dx] = (float) r[dy][dx];
+    }
+  if (status == BM3D_OK && make_valid (&p) != BM3D_OK)
+    {
+      /* Never seen: a table this far from a covariance.  */
+      for (int c = 0; c < p.channels; c++)
+        {
+          float v = p.autocov[c][L][L];
+
+          memset (p.autocov[c], 0, sizeof p.autocov[c]);
+          p.autocov[c][L][L] = v;
+        }
+      status = make_valid (&p);
+    }
+  bm3d_free (job, mem, bytes_pos + bytes_res + 3 * bytes_var + bytes_acov
+                       + bytes_sel);
+  if (status == BM3D_OK)
+    {
+      *profile = p;
+      job->tick (job, 1.0);
+    }
+  return status;
+}
