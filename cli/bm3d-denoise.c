@@ -70,6 +70,14 @@ typedef struct
   int           estimate_sigma; /* --sigma auto                         */
   int           seen_nlm_option;
   int           seen_isoline_option;
+  /* Camera noise: --noise, --noise-profile, --save-noise-profile,
+   * --strength, --chroma-strength.  */
+  int           seen_noise;         /* --noise given                    */
+  int           seen_sigma;
+  int           seen_strength;
+  const char   *profile_in;
+  const char   *profile_out;
+  bm3d_noise_profile profile;       /* loaded from profile_in           */
 } Options;
 
 enum
@@ -90,7 +98,12 @@ enum
   OPT_IO_THREADS,
   OPT_QUALITY,
   OPT_PNG_LEVEL,
-  OPT_PER_DEVICE
+  OPT_PER_DEVICE,
+  OPT_NOISE,
+  OPT_NOISE_PROFILE,
+  OPT_SAVE_NOISE_PROFILE,
+  OPT_STRENGTH,
+  OPT_CHROMA_STRENGTH
 };
 
 static const struct option long_options[] =
@@ -118,6 +131,11 @@ static const struct option long_options[] =
   { "workers-per-device", required_argument, NULL, OPT_PER_DEVICE },
   { "quality",    required_argument, NULL, OPT_QUALITY },
   { "png-level",  required_argument, NULL, OPT_PNG_LEVEL },
+  { "noise",      required_argument, NULL, OPT_NOISE },
+  { "noise-profile", required_argument, NULL, OPT_NOISE_PROFILE },
+  { "save-noise-profile", required_argument, NULL, OPT_SAVE_NOISE_PROFILE },
+  { "strength",   required_argument, NULL, OPT_STRENGTH },
+  { "chroma-strength", required_argument, NULL, OPT_CHROMA_STRENGTH },
   { "help",      no_argument,       NULL, 'h' },
   { "version",   no_argument,       NULL, 'V' },
   { NULL, 0, NULL, 0 }
@@ -164,9 +182,21 @@ print_help (void)
          "with the suffix S before the extension.\n"
          "\n"
          "Denoising:\n"
-         "  -s, --sigma=S        noise standard deviation on the 0..255 scale,\n"
-         "                       above 0 and at most 255 (default 25), or auto:\n"
-         "                       estimate it from INPUT first\n"
+         "      --noise=MODEL    white (default): Gaussian noise of one sigma;\n"
+         "                       camera: a photograph's correlated noise, its\n"
+         "                       profile estimated from INPUT (modes bm3d and\n"
+         "                       bm3d-fast; the others use the profile's sigma)\n"
+         "      --noise-profile=FILE  camera noise with the profile saved in FILE\n"
+         "      --save-noise-profile=FILE  write the camera-noise profile used\n"
+         "                       (estimated or read) to FILE, for a whole shoot\n"
+         "      --strength=K     camera noise: scale its levels by K, 0.25..4\n"
+         "                       (default 1; higher smooths more)\n"
+         "      --chroma-strength=K  camera noise: scale the colour noise's\n"
+         "                       levels by K on top, 0.25..4 (default 1)\n"
+         "  -s, --sigma=S        white noise: its standard deviation on the\n"
+         "                       0..255 scale, above 0 and at most 255 (default\n"
+         "                       25), or auto: estimate the sigma that suits\n"
+         "                       INPUT's noise first\n"
          "  -m, --mode=MODE      bm3d (both phases, default), bm3d-fast (first\n"
          "                       phase only), nlm, isoline\n"
          "  -b, --backend=NAME   auto (CUDA when usable, default), cpu, cuda\n"
@@ -184,7 +214,8 @@ print_help (void)
          "                       OUTPUT against the clean REFERENCE\n"
          "  -v, --verbose        print the backend, the time of each phase and\n"
          "                       the peak memory on stderr (a batch: each file,\n"
-         "                       and the time per photo of each stage)\n"
+         "                       and the time per photo of each stage); with\n"
+         "                       camera noise, its luma and chroma levels\n"
          "\n"
          "Many files (a batch):\n"
          "  -o, --output-dir=DIR write the results into the folder DIR\n"
@@ -366,7 +397,50 @@ set_option (Options *opt, int c, const char *arg)
 
   switch (c)
     {
+    case OPT_NOISE:
+      if ((v = bm3d_noise_parse (arg)) < 0)
+        {
+          message ("unknown noise model '%s' (expected white or camera)",
+                   arg);
+          return -1;
+        }
+      opt->params.noise = (bm3d_noise_kind) v;
+      opt->seen_noise = 1;
+      opt->seen_denoise_option = 1;
+      return 0;
+    case OPT_NOISE_PROFILE:
+    case OPT_SAVE_NOISE_PROFILE:
+      if (!*arg)
+        {
+          message ("%s needs a file name", c == OPT_NOISE_PROFILE
+                   ? "--noise-profile" : "--save-noise-profile");
+          return -1;
+        }
+      if (c == OPT_NOISE_PROFILE)
+        opt->profile_in = arg;
+      else
+        opt->profile_out = arg;
+      opt->seen_denoise_option = 1;
+      return 0;
+    case OPT_STRENGTH:
+    case OPT_CHROMA_STRENGTH:
+      if (parse_double (arg, &d) < 0 || d < BM3D_STRENGTH_MIN
+          || d > BM3D_STRENGTH_MAX)
+        {
+          message ("invalid %s '%s': expected a number from %g to %g",
+                   c == OPT_STRENGTH ? "strength" : "chroma strength", arg,
+                   (double) BM3D_STRENGTH_MIN, (double) BM3D_STRENGTH_MAX);
+          return -1;
+        }
+      if (c == OPT_STRENGTH)
+        opt->params.strength = (float) d;
+      else
+        opt->params.chroma_strength = (float) d;
+      opt->seen_strength = 1;
+      opt->seen_denoise_option = 1;
+      return 0;
     case 's':
+      opt->seen_sigma = 1;
       opt->seen_denoise_option = 1;
       if (strcmp (arg, "auto") == 0)
         {
@@ -533,9 +607,51 @@ set_option (Options *opt, int c, const char *arg)
   return -1;
 }
 
+/* The noise model's options: --noise-profile and --save-noise-profile
+ * mean camera noise; sigma belongs to white noise, strengths to camera
+ * noise.  Sets params.noise.  */
+static int
+check_noise_options (Options *opt)
+{
+  int camera = opt->params.noise == BM3D_NOISE_PROFILE;
+
+  if ((opt->profile_in || opt->profile_out) && opt->seen_noise && !camera)
+    {
+      message ("--noise-profile and --save-noise-profile apply to --noise "
+               "camera");
+      return -1;
+    }
+  if (opt->profile_in || opt->profile_out)
+    camera = 1;
+  if (camera && opt->seen_sigma)
+    {
+      message ("--sigma applies to --noise white (camera noise takes "
+               "--strength and --chroma-strength)");
+      return -1;
+    }
+  if (!camera && opt->seen_strength)
+    {
+      message ("--strength and --chroma-strength apply to --noise camera");
+      return -1;
+    }
+  if (opt->profile_out && opt->is_batch)
+    {
+      message ("--save-noise-profile applies only to one INPUT OUTPUT");
+      return -1;
+    }
+  if (opt->profile_in && opt->profile_out
+      && strcmp (opt->profile_in, opt->profile_out) == 0)
+    {
+      message ("--save-noise-profile would overwrite the profile read");
+      return -1;
+    }
+  opt->params.noise = camera ? BM3D_NOISE_PROFILE : BM3D_NOISE_WHITE;
+  return 0;
+}
+
 /* Refuses option mixes that would be silently ignored.  */
 static int
-check_action (const Options *opt, int actions, int positional)
+check_action (Options *opt, int actions, int positional)
 {
   if (actions > 1)
     {
@@ -559,6 +675,8 @@ check_action (const Options *opt, int actions, int positional)
       message ("--isoline-variant applies only to --mode isoline");
       return -1;
     }
+  if (check_noise_options (opt) < 0)
+    return -1;
   if (opt->seen_seed && opt->action != ACTION_ADD_NOISE)
     {
       message ("--seed applies only to --add-noise");
@@ -753,10 +871,19 @@ print_verbose (const Options *opt, const bm3d_params *params, const Image *in,
 
   message ("%s: %dx%d %s, %d bits", opt->input, in->width, in->height,
            layout_name (in), in->depth);
-  message ("mode %s, sigma %g, backend %s%s", bm3d_mode_name (params->mode),
-           (double) params->sigma,
-           bm3d_backend_name (report->backend_used),
-           report->backend_used == BM3D_BACKEND_CPU ? "" : " (GPU)");
+  if (params->noise == BM3D_NOISE_PROFILE)
+    message ("mode %s, camera noise, strength %g, chroma strength %g, "
+             "backend %s%s", bm3d_mode_name (params->mode),
+             params->strength > 0.0f ? (double) params->strength : 1.0,
+             params->chroma_strength > 0.0f
+             ? (double) params->chroma_strength : 1.0,
+             bm3d_backend_name (report->backend_used),
+             report->backend_used == BM3D_BACKEND_CPU ? "" : " (GPU)");
+  else
+    message ("mode %s, sigma %g, backend %s%s", bm3d_mode_name (params->mode),
+             (double) params->sigma,
+             bm3d_backend_name (report->backend_used),
+             report->backend_used == BM3D_BACKEND_CPU ? "" : " (GPU)");
   if (report->backend_used == BM3D_BACKEND_CPU)
     message ("CPU threads: %d", threads);
   message ("time: read %.3f s, phase 1 (hard threshold) %.3f s, "
@@ -1011,9 +1138,76 @@ print_psnr_report (const Image *in, const Image *out, const Image *ref)
   putchar ('\n');
 }
 
+/* Catches a profile name that cannot be written before the work.  */
+static int
+check_profile_name (const char *path)
+{
+  const char *slash = strrchr (path, '/');
+  char dir[4096];
+
+  if (slash)
+    snprintf (dir, sizeof dir, "%.*s", (int) (slash - path + 1), path);
+  else
+    snprintf (dir, sizeof dir, ".");
+  if (access (dir, W_OK) != 0)
+    {
+      message ("cannot write noise profile %s: %s", path, strerror (errno));
+      return -1;
+    }
+  return 0;
+}
+
+/* The camera-noise profile for `in`: read from --noise-profile (already
+ * in opt->profile), or estimated; points params->profile at `profile`.
+ * With --verbose, says what it is.  */
+static int
+camera_profile (const Options *opt, const bm3d_image *in,
+                bm3d_params *params, bm3d_noise_profile *profile)
+{
+  bm3d_report report;
+  float luma, chroma;
+  int colour = in->channels - (in->has_alpha ? 1 : 0);
+
+  if (opt->profile_in)
+    {
+      *profile = opt->profile;
+      if (profile->channels != colour)
+        {
+          message ("noise profile %s is for %s images, %s is %s",
+                   opt->profile_in, profile->channels == 3 ? "colour"
+                   : "gray", opt->input, colour == 3 ? "colour" : "gray");
+          return -1;
+        }
+    }
+  else if (bm3d_estimate_noise_profile (in, params, profile, &report)
+           != BM3D_OK)
+    {
+      message ("%s: cannot estimate the noise profile: %s", opt->input,
+               report.message);
+      return -1;
+    }
+  params->profile = profile;
+  if (opt->verbose)
+    {
+      bm3d_noise_profile_levels (profile, &luma, &chroma);
+      if (colour == 3)
+        message ("noise profile (%s): luma %.2f, chroma %.2f (as white RGB "
+                 "sigma), white-model sigma %.2f",
+                 opt->profile_in ? opt->profile_in : "estimated",
+                 (double) luma, (double) chroma,
+                 (double) profile->sigma_white);
+      else
+        message ("noise profile (%s): level %.2f, white-model sigma %.2f",
+                 opt->profile_in ? opt->profile_in : "estimated",
+                 (double) luma, (double) profile->sigma_white);
+    }
+  return 0;
+}
+
 static int
 run_denoise (const Options *opt)
 {
+  bm3d_noise_profile profile;
   Image in, out, ref = { 0 };
   bm3d_image in_view, out_view;
   bm3d_params params;
@@ -1023,7 +1217,9 @@ run_denoise (const Options *opt)
   double t0 = now_seconds (), t_read, t_write;
   int result = EXIT_RUNTIME;
 
-  if (check_output_name (opt) < 0 || read_input (opt->input, &in) < 0)
+  if (check_output_name (opt) < 0
+      || (opt->profile_out && check_profile_name (opt->profile_out) < 0)
+      || read_input (opt->input, &in) < 0)
     return EXIT_RUNTIME;
   if (check_input_image (opt, &in) < 0
       || (opt->reference && read_reference (opt, &in, &ref) < 0))
@@ -1043,7 +1239,10 @@ run_denoise (const Options *opt)
   in_view = engine_view (&in);
   out_view = engine_view (&out);
   params = opt->params;
-  if (opt->estimate_sigma)
+  if (params.noise == BM3D_NOISE_PROFILE
+      && camera_profile (opt, &in_view, &params, &profile) < 0)
+    goto done;
+  if (params.noise == BM3D_NOISE_WHITE && opt->estimate_sigma)
     {
       float sigma;
 
@@ -1084,6 +1283,13 @@ run_denoise (const Options *opt)
   if (write_output (opt, &out, &in) < 0)
     goto done;
   t_write = now_seconds () - t_write;
+  if (opt->profile_out
+      && bm3d_noise_profile_save (&profile, opt->profile_out, error,
+                                  sizeof error) != BM3D_OK)
+    {
+      message ("%s", error);
+      goto done;
+    }
 
   if (opt->verbose)
     print_verbose (opt, &params, &in, &report, t_read, t_write,
@@ -1107,6 +1313,18 @@ main (int argc, char **argv)
 
   if (parsed != 0)
     return parsed < 0 ? EXIT_USAGE : EXIT_SUCCESS;
+  if (opt.profile_in)
+    {
+      char error[512];
+
+      if (bm3d_noise_profile_load (&opt.profile, opt.profile_in, error,
+                                   sizeof error) != BM3D_OK)
+        {
+          message ("%s", error);
+          return EXIT_RUNTIME;
+        }
+      opt.params.profile = &opt.profile;
+    }
 
   if (opt.is_batch)
     {
