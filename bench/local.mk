@@ -48,3 +48,11 @@ bench_bm3d_estimate_bench_SOURCES = bench/estimate-bench.c cli/util.c cli/util.h
 bench_bm3d_estimate_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
 bench_bm3d_estimate_bench_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
+
+# Camera noise: the noise profile estimator and camera mode on real
+# photographs with ground truth, against the best single white sigma.
+noinst_PROGRAMS += bench/bm3d-camera-quality
+bench_bm3d_camera_quality_SOURCES = bench/camera-quality.c cli/util.c cli/util.h
+bench_bm3d_camera_quality_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+bench_bm3d_camera_quality_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
+	$(OPENMP_CFLAGS) -lm
