@@ -10,7 +10,7 @@
  *
  *   bm3d-camera-quality [--sigmas LIST] [--refine STEP] [--strength K]
  *                       [--chroma-strength K] [--threads N]
- *                       [--only SUBSTRING] [--estimate-only]
+ *                       [--only SUBSTRING] [--half 0|1] [--estimate-only]
  *                       [--oracle-profile] DIR
  *
  * DIR holds pairs NAME_real.JPG (noisy) and NAME_mean.JPG (the mean of
@@ -29,7 +29,9 @@
  *   - the time of camera mode (estimation included) and of white mode
  *     at the same run, and the estimator's share.
  * The last lines give the means.  --sigmas none leaves the oracle out;
- * --estimate-only prints the estimator's accuracy alone;
+ * --half H keeps every other photo, from the H-th (to calibrate on one
+ * half and check on the other); --estimate-only prints the estimator's
+ * accuracy alone;
  * --oracle-profile gives camera mode the truth's profile instead of
  * the estimate (what the filter can do with a perfect one).  */
 #include "config.h"
@@ -225,7 +227,7 @@ main (int argc, char **argv)
   double sigmas[MAX_SIGMAS] = { 10, 15, 20, 25, 30 };
   int n_sigmas = 5, threads = 0;
   float strength = 0.0f, chroma_strength = 0.0f;
-  int estimate_only = 0, oracle_profile = 0;
+  int estimate_only = 0, oracle_profile = 0, half = -1;
   double refine = 2.5;
   const char *dir = NULL, *only = NULL;
   char *names[MAX_PHOTOS];
@@ -249,6 +251,8 @@ main (int argc, char **argv)
                 s++;
             }
         }
+      else if (strcmp (argv[i], "--half") == 0 && i + 1 < argc)
+        half = atoi (argv[++i]);
       else if (strcmp (argv[i], "--oracle-profile") == 0)
         oracle_profile = 1;
       else if (strcmp (argv[i], "--estimate-only") == 0)
@@ -269,8 +273,8 @@ main (int argc, char **argv)
         {
           fprintf (stderr, "usage: %s [--sigmas LIST] [--refine STEP] "
                    "[--strength K] [--chroma-strength K] [--threads N] "
-                   "[--only SUBSTRING] [--estimate-only] [--oracle-profile] "
-                   "DIR\n", argv[0]);
+                   "[--only SUBSTRING] [--half 0|1] [--estimate-only] "
+                   "[--oracle-profile] DIR\n", argv[0]);
           return 2;
         }
     }
@@ -294,6 +298,19 @@ main (int argc, char **argv)
     }
   closedir (d);
   qsort (names, n_photos, sizeof *names, compare_names);
+  /* --half H: every other photo, from the H-th (a calibration set and
+   * the set held out).  */
+  if (half == 0 || half == 1)
+    {
+      int kept = 0;
+
+      for (int p = 0; p < n_photos; p++)
+        if (p % 2 == half)
+          names[kept++] = names[p];
+        else
+          free (names[p]);
+      n_photos = kept;
+    }
 
   printf ("# photo | input dB | camera dB SSIM | auto-today sigma dB | "
           "best sigma dB SSIM | luma RMS est/true | chroma RMS est/true | "

@@ -870,6 +870,27 @@ bm3d_context_margin (const bm3d_params *params, int colour_channels,
 /* The estimate reads a bounded sample of the image (noise_estimate.c):
  * a few milliseconds on the host, less than uploading the image to a
  * device would take, so it runs on the host whatever params->backend.  */
+/* White noise has a fifth of its power below 0.25 cycles/pixel, a
+ * photograph's noise two thirds and more.  */
+#define PHOTO_LOW_SHARE 0.35f
+/* A camera's noise reduction and JPEG leave a photograph almost no
+ * noise at the finest scale (0.2 to 0.9 where its noise wants a sigma
+ * of 10 to 25); white noise of any use keeps its sigma there.  */
+#define PHOTO_FINE_MAX  1.5f
+
+/* The white-model sigma for a noise whose finest-scale level is
+ * `white` (bm3d_estimate_cpu) and whose profile is `profile`: the
+ * profile's white sigma for a photograph's processed noise, else the
+ * finest-scale estimate, the more exact for white noise.  */
+static float
+photo_sigma (float white, const bm3d_noise_profile *profile)
+{
+  if (white < PHOTO_FINE_MAX && profile->low_share[0] >= PHOTO_LOW_SHARE
+      && profile->sigma_white > white)
+    return profile->sigma_white;
+  return white;
+}
+
 bm3d_status
 bm3d_estimate_sigma (const bm3d_image *in, const bm3d_params *params,
                      float *sigma, bm3d_report *report)
@@ -877,6 +898,7 @@ bm3d_estimate_sigma (const bm3d_image *in, const bm3d_params *params,
   bm3d_report scratch;
   bm3d_job job;
   bm3d_status status;
+  float white = 0.0f;
   double start = bm3d_seconds ();
 
   if (!report)
@@ -897,7 +919,19 @@ bm3d_estimate_sigma (const bm3d_image *in, const bm3d_params *params,
   job.tile_share = 1.0;
   report->backend_used = BM3D_BACKEND_CPU;
 
-  status = bm3d_estimate_cpu (in, &job, sigma);
+  status = bm3d_estimate_cpu (in, &job, &white);
+  if (status == BM3D_OK && white > 0.0f && in->width >= 32
+      && in->height >= 32)
+    {
+      /* Photographs: the sigma that suits their noise.  */
+      bm3d_noise_profile profile;
+
+      status = estimate_profile (in, &job, &profile, 1.0);
+      if (status == BM3D_OK)
+        white = photo_sigma (white, &profile);
+    }
+  if (status == BM3D_OK)
+    *sigma = white;
   report->seconds_total = bm3d_seconds () - start;
   return status;
 }

@@ -35,9 +35,9 @@
  *    cv phi (z) / p), p = 1/4, z the normal p-quantile, cv the relative
  *    deviation of a block's variance (sqrt (2 sum rho (d)^2 / N)); the
  *    table is divided by that.
- *  - A camera's noise reduction smooths flat areas most: the white
- *    noise the flat blocks lack against the median block's lag-1
- *    variogram is added (see select_blocks).
+ *  - Where no block is flat (texture everywhere), the measure is
+ *    texture: a profile whose white-model sigma exceeds PE_WHITE_MAX
+ *    is scaled down to it.
  *  - A table that is no covariance (estimation noise at the long lags
  *    can give a frequency negative power) is pulled towards white until
  *    it is one.
@@ -63,6 +63,10 @@
 /* phi (z) / p for the share p, z its standard normal quantile.  */
 #define PE_SHARE_BIAS   1.2711
 #define PE_FLOOR        1e-4f     /* variance of a constant image's model */
+/* No camera's noise in an 8-bit photograph wants a white sigma above
+ * this (the shared real photographs, ISO 800 to 12800, want 10 to 25);
+ * a profile above it measured texture, where no block is flat.  */
+#define PE_WHITE_MAX    30.0f
 #define PE_CLIP_LOW     0.0f
 #define PE_CLIP_HIGH    255.0f
 /* Lags dy = 0..L, dx = -L..L: half the table (the rest is symmetric).  */
@@ -75,9 +79,6 @@ typedef struct
   int     *x0, *y0;
   float   *residual;   /* [block][plane][PE_BLOCK_AREA]                  */
   double  *variance;   /* [plane][block], or -1 for a clipped block      */
-  double  *fine;       /* [plane][block]: half the mean squared step to
-                          the next pixel across and down (the lag-1
-                          variogram)                                    */
   double  *autocov;    /* [plane][block][PE_LAGS], filled for selected   */
   unsigned char *selected;  /* [plane][block]: in the band now          */
 } pe_state;
@@ -167,8 +168,10 @@ block_residual (const bm3d_image *in, pe_state *st, int b)
         {
           int o = y * PE_BLOCK + x;
 
+          /* Float noise never lands on the ends exactly; clipped
+           * noise piles up there.  */
           for (int c = 0; c < st->channels; c++)
-            clipped |= row[c] <= PE_CLIP_LOW || row[c] >= PE_CLIP_HIGH;
+            clipped |= row[c] == PE_CLIP_LOW || row[c] == PE_CLIP_HIGH;
           if (!colour)
             res[o] = row[0];
           else
@@ -181,21 +184,9 @@ block_residual (const bm3d_image *in, pe_state *st, int b)
     }
   for (int c = 0; c < st->channels; c++)
     {
-      float *v = res + c * PE_BLOCK_AREA;
-      double var = remove_plane (v), g = 0.0;
+      double v = remove_plane (res + c * PE_BLOCK_AREA);
 
-      for (int y = 0; y < PE_BLOCK - 1; y++)
-        for (int x = 0; x < PE_BLOCK - 1; x++)
-          {
-            double a = v[y * PE_BLOCK + x];
-            double h = v[y * PE_BLOCK + x + 1] - a;
-            double d = v[(y + 1) * PE_BLOCK + x] - a;
-
-            g += h * h + d * d;
-          }
-      st->variance[(size_t) c * st->blocks + b] = clipped ? -1.0 : var;
-      st->fine[(size_t) c * st->blocks + b]
-        = g / (4.0 * (PE_BLOCK - 1) * (PE_BLOCK - 1));
+      st->variance[(size_t) c * st->blocks + b] = clipped ? -1.0 : v;
     }
 }
 
@@ -335,28 +326,6 @@ select_blocks (pe_state *st, int c, double (*r)[SIDE], double *sorted)
   for (int dy = 0; dy < SIDE; dy++)
     for (int dx = 0; dx < SIDE; dx++)
       r[dy][dx] /= scale;
-  /* A camera's own noise reduction smooths flat areas most, so the
-   * flattest blocks lack some of the fine noise the rest of the
-   * photograph has.  The lag-1 variogram (half the mean squared step
-   * to the next pixel), its median over all blocks, tells how much:
-   * the shortfall is added as white noise, which raises the variogram
-   * by its variance at every lag and leaves the coarse noise as the
-   * flat blocks measured it.  */
-  {
-    const double *fine = st->fine + (size_t) c * st->blocks;
-    double g_flat = r[L][L] - 0.25 * (r[L][L + 1] + r[L][L - 1]
-                                      + r[L + 1][L] + r[L - 1][L]);
-    double white;
-    int m = 0;
-
-    for (int b = 0; b < st->blocks; b++)
-      if (var[b] >= floor)
-        sorted[m++] = fine[b];
-    qsort (sorted, m, sizeof *sorted, compare_double);
-    white = sorted[m / 2] - g_flat;
-    if (white > 0.0)
-      r[L][L] += white;
-  }
   return used;
 }
 
@@ -385,14 +354,34 @@ make_valid (bm3d_noise_profile *p)
   return BM3D_ERR_INVALID_ARGUMENT;
 }
 
+/* A profile whose white-model sigma is above PE_WHITE_MAX measured
+ * texture, not noise: scaled down to it.  */
+static bm3d_status
+limit_level (bm3d_noise_profile *p)
+{
+  bm3d_noise_profile t = *p;
+
+  if (bm3d_noise_profile_update (&t, NULL, 0) == BM3D_OK
+      && t.sigma_white > PE_WHITE_MAX)
+    {
+      float k = (PE_WHITE_MAX / t.sigma_white) * (PE_WHITE_MAX / t.sigma_white);
+
+      for (int c = 0; c < p->channels; c++)
+        for (int dy = 0; dy < SIDE; dy++)
+          for (int dx = 0; dx < SIDE; dx++)
+            p->autocov[c][dy][dx] *= k;
+    }
+  return BM3D_OK;
+}
+
 bm3d_status
 bm3d_estimate_profile_cpu (const bm3d_image *in, bm3d_job *job,
                            bm3d_noise_profile *profile)
 {
   pe_state st;
   bm3d_noise_profile p;
-  size_t bytes_res, bytes_var, bytes_acov, bytes_sel, bytes_pos;
-  double *fine;
+  size_t bytes[6], total = 0;
+  void *part[6];
   char *mem;
   double *sorted;
   bm3d_status status = BM3D_OK;
@@ -401,29 +390,34 @@ bm3d_estimate_profile_cpu (const bm3d_image *in, bm3d_job *job,
   memset (&p, 0, sizeof p);
   st.channels = in->channels - (in->has_alpha ? 1 : 0);
   st.blocks = plan_blocks (in->width, in->height, NULL, NULL);
-  bytes_pos = 2 * (size_t) st.blocks * sizeof (int);
-  bytes_res = (size_t) st.blocks * st.channels * PE_BLOCK_AREA * sizeof (float);
-  bytes_var = (size_t) st.channels * st.blocks * sizeof (double);
-  bytes_acov = (size_t) st.channels * st.blocks * PE_LAGS * sizeof (double);
-  bytes_sel = (2 * (size_t) st.channels * st.blocks + 7) & ~(size_t) 7;
-  mem = bm3d_alloc (job, bytes_pos + bytes_res + 3 * bytes_var + bytes_acov
-                         + bytes_sel);
+  /* One allocation, carved into 64-byte aligned parts.  */
+  bytes[0] = 2 * (size_t) st.blocks * sizeof (int);
+  bytes[1] = (size_t) st.blocks * st.channels * PE_BLOCK_AREA * sizeof (float);
+  bytes[2] = (size_t) st.channels * st.blocks * sizeof (double);
+  bytes[3] = (size_t) st.blocks * sizeof (double);
+  bytes[4] = (size_t) st.channels * st.blocks * PE_LAGS * sizeof (double);
+  bytes[5] = (size_t) st.channels * st.blocks;
+  for (int i = 0; i < 6; i++)
+    total += (bytes[i] + 63) & ~(size_t) 63;
+  mem = bm3d_alloc (job, total);
   if (!mem)
     {
       bm3d_job_message (job, "out of memory for the noise estimate");
       return BM3D_ERR_OUT_OF_MEMORY;
     }
-  st.x0 = (int *) mem;
+  for (int i = 0, o = 0; i < 6; i++)
+    {
+      part[i] = mem + o;
+      o += (int) ((bytes[i] + 63) & ~(size_t) 63);
+    }
+  st.x0 = part[0];
   st.y0 = st.x0 + st.blocks;
-  st.residual = (float *) (mem + bytes_pos);
-  st.variance = (double *) (mem + bytes_pos + bytes_res);
-  sorted = (double *) (mem + bytes_pos + bytes_res + bytes_var);
-  st.autocov = (double *) (mem + bytes_pos + bytes_res + 2 * bytes_var);
-  st.selected = (unsigned char *) (mem + bytes_pos + bytes_res + 2 * bytes_var
-                                   + bytes_acov);
-  memset (st.selected, 0, bytes_sel);
-  fine = (double *) (st.selected + bytes_sel);
-  st.fine = fine;
+  st.residual = part[1];
+  st.variance = part[2];
+  sorted = part[3];
+  st.autocov = part[4];
+  st.selected = part[5];
+  memset (st.selected, 0, bytes[5]);
   plan_blocks (in->width, in->height, st.x0, st.y0);
 
 #ifdef _OPENMP
@@ -452,6 +446,8 @@ bm3d_estimate_profile_cpu (const bm3d_image *in, bm3d_job *job,
         for (int dx = 0; dx < SIDE; dx++)
           p.autocov[c][dy][dx] = (float) r[dy][dx];
     }
+  if (status == BM3D_OK)
+    status = limit_level (&p);
   if (status == BM3D_OK && make_valid (&p) != BM3D_OK)
     {
       /* Never seen: a table this far from a covariance.  */
@@ -464,8 +460,7 @@ bm3d_estimate_profile_cpu (const bm3d_image *in, bm3d_job *job,
         }
       status = make_valid (&p);
     }
-  bm3d_free (job, mem, bytes_pos + bytes_res + 3 * bytes_var + bytes_acov
-                       + bytes_sel);
+  bm3d_free (job, mem, total);
   if (status == BM3D_OK)
     {
       *profile = p;
