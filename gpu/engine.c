@@ -877,6 +877,10 @@ bm3d_context_margin (const bm3d_params *params, int colour_channels,
  * noise at the finest scale (0.2 to 0.9 where its noise wants a sigma
  * of 10 to 25); white noise of any use keeps its sigma there.  */
 #define PHOTO_FINE_MAX  1.5f
+/* No camera's noise in an 8-bit photograph wants a white sigma above
+ * this (the shared real photographs, ISO 800 to 12800, want 10 to 25):
+ * more is texture the profile took for noise, where no block is flat.  */
+#define PHOTO_SIGMA_MAX 30.0f
 
 /* The white-model sigma for a noise whose finest-scale level is
  * `white` (bm3d_estimate_cpu) and whose profile is `profile`: the
@@ -887,7 +891,8 @@ photo_sigma (float white, const bm3d_noise_profile *profile)
 {
   if (white < PHOTO_FINE_MAX && profile->low_share[0] >= PHOTO_LOW_SHARE
       && profile->sigma_white > white)
-    return profile->sigma_white;
+    return profile->sigma_white < PHOTO_SIGMA_MAX ? profile->sigma_white
+                                                  : PHOTO_SIGMA_MAX;
   return white;
 }
 

@@ -22,7 +22,15 @@
  *  - Blocks whose residual variance is below half what rounding to 8
  *    bits alone gives are left out: JPEG flattened them, and they tell
  *    nothing of the noise.
- *  - select_blocks: per plane, the flattest quarter of the blocks.
+ *  - select_blocks: per plane, first the flattest twentieth of the
+ *    blocks, its mean variance corrected for the choice (for Gaussian
+ *    noise the flattest share p of pure-noise blocks has the mean
+ *    variance mu (1 - cv phi (z) / p), z the normal p-quantile, cv the
+ *    relative deviation of a block's variance, sqrt (2 sum rho (d)^2 /
+ *    N)); then, three times, every block a noise of that level could
+ *    give (variance up to 2 cv above it: 97.7 % of them) and their
+ *    level.  Where the noise is stationary this finds all the flat
+ *    blocks, and texture stays out.
  *  - block_autocov: the residuals' autocovariance at lags up to 7
  *    (each lag the mean over the pairs it has in the block), averaged
  *    over the selected blocks.
@@ -30,14 +38,6 @@
  *    fitted directions, about 3 S / N of the variance at every lag (S
  *    the power at frequency 0, the sum of the autocovariance over all
  *    lags); that is added back.
- *  - The flattest quarter of pure-noise blocks is also the quarter with
- *    the least noise: for Gaussian noise its mean variance is mu (1 -
- *    cv phi (z) / p), p = 1/4, z the normal p-quantile, cv the relative
- *    deviation of a block's variance (sqrt (2 sum rho (d)^2 / N)); the
- *    table is divided by that.
- *  - Where no block is flat (texture everywhere), the measure is
- *    texture: a profile whose white-model sigma exceeds PE_WHITE_MAX
- *    is scaled down to it.
  *  - A table that is no covariance (estimation noise at the long lags
  *    can give a frequency negative power) is pulled towards white until
  *    it is one.
@@ -59,14 +59,12 @@
 #define PE_BLOCK_AREA   (PE_BLOCK * PE_BLOCK)
 #define PE_BLOCKS_MAX   2048      /* most blocks read                     */
 #define PE_SIDE_MIN     32        /* smaller images are refused           */
-#define PE_SHARE        0.25      /* the flattest quarter of the blocks   */
+#define PE_SEED         0.05      /* the flattest twentieth of the blocks */
 /* phi (z) / p for the share p, z its standard normal quantile.  */
-#define PE_SHARE_BIAS   1.2711
+#define PE_SEED_BIAS    2.0627
+#define PE_BAND         2.0       /* the band: up to 2 cv above the level */
+#define PE_ROUNDS       3
 #define PE_FLOOR        1e-4f     /* variance of a constant image's model */
-/* No camera's noise in an 8-bit photograph wants a white sigma above
- * this (the shared real photographs, ISO 800 to 12800, want 10 to 25);
- * a profile above it measured texture, where no block is flat.  */
-#define PE_WHITE_MAX    30.0f
 #define PE_CLIP_LOW     0.0f
 #define PE_CLIP_HIGH    255.0f
 /* Lags dy = 0..L, dx = -L..L: half the table (the rest is symmetric).  */
@@ -283,27 +281,17 @@ mean_autocov (const pe_state *st, int c, double (*r)[SIDE])
   return n;
 }
 
-/* Choose plane c's blocks and measure their mean lag table into `r`.
- * Returns the blocks used (0: none).  */
+/* The blocks of plane c with a residual variance from `floor` to
+ * `limit`: selected, measured, their mean lag table into `r`.
+ * Returns how many.  */
 static int
-select_blocks (pe_state *st, int c, double (*r)[SIDE], double *sorted)
+select_band (pe_state *st, int c, double floor, double limit,
+             double (*r)[SIDE])
 {
   const double *var = st->variance + (size_t) c * st->blocks;
   unsigned char *sel = st->selected + (size_t) c * st->blocks;
   double *acov = st->autocov + (size_t) c * st->blocks * PE_LAGS;
-  /* Half the variance that rounding to 8 bits alone gives the plane.  */
-  double gain = st->channels == 3 ? bm3d_colour_noise_gain[c] : 1.0;
-  double floor = 0.5 * gain * gain / 12.0;
-  int n = 0, used = 0;
-  double limit, cv, scale;
-
-  for (int b = 0; b < st->blocks; b++)
-    if (var[b] >= floor)
-      sorted[n++] = var[b];
-  if (n == 0)
-    return 0;
-  qsort (sorted, n, sizeof *sorted, compare_double);
-  limit = sorted[(int) ((n - 1) * PE_SHARE)];
+  int used = 0;
 
   for (int b = 0; b < st->blocks; b++)
     {
@@ -317,15 +305,51 @@ select_blocks (pe_state *st, int c, double (*r)[SIDE], double *sorted)
         }
     }
   mean_autocov (st, c, r);
-  /* The flattest share of pure-noise blocks has the mean variance
-   * mu (1 - cv phi (z) / p), z the normal p-quantile: undone.  */
+  return used;
+}
+
+/* Choose plane c's blocks and measure their mean lag table into `r`.
+ * Returns the blocks used (0: none).  */
+static int
+select_blocks (pe_state *st, int c, double (*r)[SIDE], double *sorted)
+{
+  const double *var = st->variance + (size_t) c * st->blocks;
+  /* Half the variance that rounding to 8 bits alone gives the plane.  */
+  double gain = st->channels == 3 ? bm3d_colour_noise_gain[c] : 1.0;
+  double floor = 0.5 * gain * gain / 12.0;
+  int n = 0, used;
+  double cv, level;
+
+  for (int b = 0; b < st->blocks; b++)
+    if (var[b] >= floor)
+      sorted[n++] = var[b];
+  if (n == 0)
+    return 0;
+  qsort (sorted, n, sizeof *sorted, compare_double);
+
+  /* The seed: the flattest twentieth, whose mean variance is that of
+   * the noise times 1 - cv phi (z) / p for Gaussian noise.  */
+  used = select_band (st, c, floor, sorted[(int) ((n - 1) * PE_SEED)], r);
   cv = variance_cv ((const double (*)[SIDE]) r);
-  scale = 1.0 - cv * PE_SHARE_BIAS;
-  if (scale < 0.5)
-    scale = 0.5;
-  for (int dy = 0; dy < SIDE; dy++)
-    for (int dx = 0; dx < SIDE; dx++)
-      r[dy][dx] /= scale;
+  level = 0.0;
+  for (int b = 0; b < st->blocks; b++)
+    if (st->selected[(size_t) c * st->blocks + b])
+      level += var[b];
+  level /= used * (1.0 - cv * PE_SEED_BIAS > 0.5
+                   ? 1.0 - cv * PE_SEED_BIAS : 0.5);
+
+  /* Then every block a noise of that level could give, up to 2 cv
+   * above it (97.7 % of them), again with their level, a few times.  */
+  for (int round = 0; round < PE_ROUNDS; round++)
+    {
+      used = select_band (st, c, floor, level * (1.0 + PE_BAND * cv), r);
+      cv = variance_cv ((const double (*)[SIDE]) r);
+      level = 0.0;
+      for (int b = 0; b < st->blocks; b++)
+        if (st->selected[(size_t) c * st->blocks + b])
+          level += var[b];
+      level /= used;
+    }
   return used;
 }
 
@@ -352,26 +376,6 @@ make_valid (bm3d_noise_profile *p)
               p->autocov[c][dy][dx] *= 0.9f;
     }
   return BM3D_ERR_INVALID_ARGUMENT;
-}
-
-/* A profile whose white-model sigma is above PE_WHITE_MAX measured
- * texture, not noise: scaled down to it.  */
-static bm3d_status
-limit_level (bm3d_noise_profile *p)
-{
-  bm3d_noise_profile t = *p;
-
-  if (bm3d_noise_profile_update (&t, NULL, 0) == BM3D_OK
-      && t.sigma_white > PE_WHITE_MAX)
-    {
-      float k = (PE_WHITE_MAX / t.sigma_white) * (PE_WHITE_MAX / t.sigma_white);
-
-      for (int c = 0; c < p->channels; c++)
-        for (int dy = 0; dy < SIDE; dy++)
-          for (int dx = 0; dx < SIDE; dx++)
-            p->autocov[c][dy][dx] *= k;
-    }
-  return BM3D_OK;
 }
 
 bm3d_status
@@ -446,8 +450,6 @@ bm3d_estimate_profile_cpu (const bm3d_image *in, bm3d_job *job,
         for (int dx = 0; dx < SIDE; dx++)
           p.autocov[c][dy][dx] = (float) r[dy][dx];
     }
-  if (status == BM3D_OK)
-    status = limit_level (&p);
   if (status == BM3D_OK && make_valid (&p) != BM3D_OK)
     {
       /* Never seen: a table this far from a covariance.  */

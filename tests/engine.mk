@@ -7,7 +7,8 @@ ENGINE_TESTS = \
 	tests/engine-quality \
 	tests/engine-nlm \
 	tests/engine-isoline \
-	tests/engine-estimate
+	tests/engine-estimate \
+	tests/engine-profile
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
 # tests/data/ (camera.png, astronaut.png, their licence) is distributed
@@ -53,3 +54,9 @@ tests_engine_estimate_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
 tests_engine_estimate_LDADD = $(IMAGE_IO_LIBS) $(ENGINE_TEST_LIBS)
 EXTRA_DIST += tests/data/coffee.png tests/data/chelsea.png \
 	tests/data/brick.png tests/data/gravel.png
+
+# Noise profiles: the model, the text file, the estimator on synthetic
+# correlated noise and camera mode against white mode.
+tests_engine_profile_SOURCES = tests/engine-profile.c tests/engine-tap.h
+tests_engine_profile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+tests_engine_profile_LDADD = $(IMAGE_IO_LIBS) $(ENGINE_TEST_LIBS)
