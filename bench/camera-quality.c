@@ -10,7 +10,8 @@
  *
  *   bm3d-camera-quality [--sigmas LIST] [--refine STEP] [--strength K]
  *                       [--chroma-strength K] [--threads N]
- *                       [--only SUBSTRING] [--half 0|1] [--estimate-only]
+ *                       [--only SUBSTRING] [--half 0|1] [--every N]
+ *                       [--estimate-only] [--camera-only]
  *                       [--oracle-profile] DIR
  *
  * DIR holds pairs NAME_real.JPG (noisy) and NAME_mean.JPG (the mean of
@@ -22,16 +23,17 @@
  *     power below 0.25 cycles/pixel, estimate / truth;
  *   - PSNR and SSIM (peak 255, the three channels, the output clipped
  *     and rounded to 8 bits) of the noisy input, of camera mode, of
- *     white CBM3D at today's --sigma auto (the sigma bm3d_estimate_sigma
- *     gives), and of white CBM3D at the best of the sigmas in LIST
+ *     white CBM3D at --sigma auto (the sigma bm3d_estimate_sigma gives),
+ *     and of white CBM3D at the best of the sigmas in LIST
  *     (default 10,15,20,25,30), refined by STEP (default 2.5) either
  *     side of the best (the oracle: chosen with the truth);
  *   - the time of camera mode (estimation included) and of white mode
  *     at the same run, and the estimator's share.
  * The last lines give the means.  --sigmas none leaves the oracle out;
  * --half H keeps every other photo, from the H-th (to calibrate on one
- * half and check on the other); --estimate-only prints the estimator's
- * accuracy alone;
+ * half and check on the other), --every N every N-th; --estimate-only
+ * prints the estimator's accuracy alone, --camera-only camera mode's
+ * PSNR alone;
  * --oracle-profile gives camera mode the truth's profile instead of
  * the estimate (what the filter can do with a perfect one).  */
 #include "config.h"
@@ -227,7 +229,8 @@ main (int argc, char **argv)
   double sigmas[MAX_SIGMAS] = { 10, 15, 20, 25, 30 };
   int n_sigmas = 5, threads = 0;
   float strength = 0.0f, chroma_strength = 0.0f;
-  int estimate_only = 0, oracle_profile = 0, half = -1;
+  int estimate_only = 0, oracle_profile = 0, half = -1, every = 2;
+  int camera_only = 0;
   double refine = 2.5;
   const char *dir = NULL, *only = NULL;
   char *names[MAX_PHOTOS];
@@ -252,7 +255,11 @@ main (int argc, char **argv)
             }
         }
       else if (strcmp (argv[i], "--half") == 0 && i + 1 < argc)
-        half = atoi (argv[++i]);
+        half = atoi (argv[++i]), every = 2;
+      else if (strcmp (argv[i], "--every") == 0 && i + 1 < argc)
+        every = atoi (argv[++i]), half = 0;
+      else if (strcmp (argv[i], "--camera-only") == 0)
+        camera_only = 1;
       else if (strcmp (argv[i], "--oracle-profile") == 0)
         oracle_profile = 1;
       else if (strcmp (argv[i], "--estimate-only") == 0)
@@ -273,8 +280,9 @@ main (int argc, char **argv)
         {
           fprintf (stderr, "usage: %s [--sigmas LIST] [--refine STEP] "
                    "[--strength K] [--chroma-strength K] [--threads N] "
-                   "[--only SUBSTRING] [--half 0|1] [--estimate-only] "
-                   "[--oracle-profile] DIR\n", argv[0]);
+                   "[--only SUBSTRING] [--half 0|1] [--every N] "
+                   "[--estimate-only] [--camera-only] [--oracle-profile] "
+                   "DIR\n", argv[0]);
           return 2;
         }
     }
@@ -300,21 +308,22 @@ main (int argc, char **argv)
   qsort (names, n_photos, sizeof *names, compare_names);
   /* --half H: every other photo, from the H-th (a calibration set and
    * the set held out).  */
-  if (half == 0 || half == 1)
+  if (half >= 0 && every > 0)
     {
       int kept = 0;
 
       for (int p = 0; p < n_photos; p++)
-        if (p % 2 == half)
+        if (p % every == half)
           names[kept++] = names[p];
         else
           free (names[p]);
       n_photos = kept;
     }
 
-  printf ("# photo | input dB | camera dB SSIM | auto-today sigma dB | "
-          "best sigma dB SSIM | luma RMS est/true | chroma RMS est/true | "
-          "luma low est true | camera s white s est s\n");
+  printf ("# photo | input dB | camera dB SSIM | --sigma auto: sigma dB | "
+          "best sigma: sigma dB SSIM | luma RMS est/true | chroma RMS "
+          "est/true | luma low share est true | camera s, white s, "
+          "estimate s\n");
   for (int p = 0; p < n_photos; p++)
     {
       char path[4096], error[512];
@@ -392,12 +401,25 @@ main (int argc, char **argv)
       if (denoise_score (&noisy, &mean, &params, &cam, 1) != 0)
         return 1;
 
-      /* Today's --sigma auto.  */
+      if (camera_only)
+        {
+          printf ("%s | %.2f | %.2f %.4f | %.2f s\n", names[p], input_psnr,
+                  cam.psnr, cam.ssim, cam.seconds);
+          sum[0] += input_psnr;
+          sum[1] += cam.psnr;
+          below_input += cam.psnr < input_psnr;
+          counted++;
+          image_free (&noisy);
+          image_free (&mean);
+          continue;
+        }
+
+      /* --sigma auto.  */
       bm3d_params_init (&params);
       params.backend = BM3D_BACKEND_CPU;
       params.threads = threads;
       bm3d_estimate_sigma (&in, &params, &auto_sigma, &report);
-      params.sigma = auto_sigma > 0.05f ? auto_sigma : 0.05f;
+      params.sigma = auto_sigma > 0.1f ? auto_sigma : 0.1f;
       if (denoise_score (&noisy, &mean, &params, &aut, 0) != 0)
         return 1;
 
@@ -423,7 +445,7 @@ main (int argc, char **argv)
               if (list[i] <= 0.0)
                 continue;
               params.sigma = (float) list[i];
-              if (denoise_score (&noisy, &mean, &params, &s, 0) != 0)
+              if (denoise_score (&noisy, &mean, &params, &s, 1) != 0)
                 return 1;
               if (s.psnr > best.psnr)
                 {
@@ -435,9 +457,6 @@ main (int argc, char **argv)
       memset (&white, 0, sizeof white);
       if (n_sigmas > 0)
         {
-          params.sigma = (float) best_sigma;
-          denoise_score (&noisy, &mean, &params, &white, 1);
-          best.ssim = white.ssim;
           /* White mode's time at the same sigma camera mode follows.  */
           params.sigma = est.sigma_white > 0.5f ? est.sigma_white : 0.5f;
           denoise_score (&noisy, &mean, &params, &white, 0);
@@ -485,10 +504,14 @@ main (int argc, char **argv)
             (int) sum[0], (int) sum[1], (int) sum[2], (int) sum[3],
             (int) sum[4], exp (sum[6] / counted), exp (sum[7] / counted),
             exp (sum[8] / counted), sum[5] / counted);
+  else if (counted && camera_only)
+    printf ("# %d photos: input %.2f dB, camera %.2f dB, below their input "
+            "%d\n", counted, sum[0] / counted, sum[1] / counted,
+            below_input);
   else if (counted)
     {
       printf ("# mean of %d photos: input %.2f dB, camera %.2f dB (SSIM "
-              "%.4f), auto-today %.2f dB, best single sigma %.2f dB (SSIM "
+              "%.4f), --sigma auto %.2f dB, best single sigma %.2f dB (SSIM "
               "%.4f)\n", counted, sum[0] / counted, sum[1] / counted,
               sum[2] / counted, sum[3] / counted, sum[4] / counted,
               sum[5] / counted);

@@ -480,6 +480,11 @@ collaborative_filter_hard (const phase_ctx *ctx, band_scratch *s,
     }
 }
 
+/* The least noise variance a group's weight is taken from: a group
+ * whose kept coefficients carry less (a profile of almost no noise, a
+ * group of zeroed gains) would weigh so much that its sums overflow.  */
+#define PROFILE_NOISE_MIN 1e-3f
+
 /* Phase 1 for camera noise: every 3D coefficient thresholded at
  * lambda_3d times its own deviation.  The orthonormal Haar transform
  * across the group keeps a 2D coefficient's variance, so the 2D tables
@@ -519,6 +524,8 @@ collaborative_filter_hard_profile (const phase_ctx *ctx, band_scratch *s,
       /* Nothing kept: the group is its mean, as noisy as its DC.  */
       if (noise < var[0][0])
         noise = var[0][0];
+      if (noise < PROFILE_NOISE_MIN)
+        noise = PROFILE_NOISE_MIN;
       window_times (ctx, 1.0f / noise, wk);
       for (int i = 0; i < m; i++)
         {
@@ -568,7 +575,8 @@ collaborative_filter_wiener_profile (const phase_ctx *ctx, band_scratch *s,
         noise += noise8[j];
       haar_group_inverse (gz, m, tmp);
 
-      window_times (ctx, noise > 0.0f ? 1.0f / noise : 1.0f / var[0][0], wk);
+      window_times (ctx, 1.0f / (noise > PROFILE_NOISE_MIN
+                                 ? noise : PROFILE_NOISE_MIN), wk);
       for (int i = 0; i < m; i++)
         {
           transform_2d (ctx->inv, ctx->inv_t, (const float *) (gz + i * K),

@@ -11,7 +11,8 @@ CLI_TESTS = \
 	tests/cli-safety.sh \
 	tests/cli-batch.sh \
 	tests/cli-gpu-batch.sh \
-	tests/cli-estimate.sh
+	tests/cli-estimate.sh \
+	tests/cli-camera.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli-lib.sh tests/cli-images.py \
 	tests/cli-files.py
