@@ -35,6 +35,7 @@ bm3d_job_init (bm3d_job *job, const bm3d_params *params, bm3d_report *report)
   job->report = report;
   job->tick = job_tick;
   job->align = 1;
+  job->photo_gain = 1.0f;
 }
 
 const bm3d_noise_profile *

@@ -68,6 +68,9 @@ struct bm3d_job
    * applied; index u * 8 + v), which both backends read as they are.
    * 0 for white noise, whose deviations are sigma[].  */
   int                   noise_profile;
+  /* The profile's levels are multiplied by this (the strengths apart):
+   * PHOTO_GAIN for a photograph's processed noise, else 1 (engine.c).  */
+  float                 photo_gain;
   float                 var_hard[BM3D_MAX_CHANNELS][BM3D_PATCH_AREA];
   float                 var_wiener[BM3D_MAX_CHANNELS][BM3D_PATCH_AREA];
   /* The profile estimated from the input when params->profile is
