@@ -12,7 +12,7 @@
  *                       [--chroma-strength K] [--threads N]
  *                       [--only SUBSTRING] [--half 0|1] [--every N]
  *                       [--estimate-only] [--camera-only]
- *                       [--oracle-profile] DIR
+ *                       [--oracle-profile] [--oracle SWEEP] [--timing] DIR
  *
  * DIR holds pairs NAME_real.JPG (noisy) and NAME_mean.JPG (the mean of
  * many shots: the truth), as the PolyU real-noise set does.  For every
@@ -27,8 +27,12 @@
  *     and of white CBM3D at the best of the sigmas in LIST
  *     (default 10,15,20,25,30), refined by STEP (default 2.5) either
  *     side of the best (the oracle: chosen with the truth);
- *   - the time of camera mode (estimation included) and of white mode
- *     at the same run, and the estimator's share.
+ *   - with --timing, the time of camera mode (estimation included) and
+ *     of white mode at the sigma camera mode's parameters follow, in
+ *     the same run, and the estimator's share.
+ * --oracle SWEEP takes each photo's best sigma from the output of
+ * bench/camera-sweep.sh instead of sweeping here (and denoises at it
+ * once, for SSIM).
  * The last lines give the means.  --sigmas none leaves the oracle out;
  * --half H keeps every other photo, from the H-th (to calibrate on one
  * half and check on the other), --every N every N-th; --estimate-only
@@ -217,6 +221,28 @@ denoise_score (const Image *noisy, const Image *mean, bm3d_params *params,
   return 0;
 }
 
+/* The sigma of the best PSNR for `name` in a sweep's output ("NAME
+ * SIGMA PSNR dB" lines), or 0.  */
+static double
+oracle_sigma (const char *path, const char *name)
+{
+  FILE *f = fopen (path, "r");
+  char line[512], n[256];
+  double sigma, psnr, best = -1.0, best_sigma = 0.0;
+
+  if (!f)
+    return 0.0;
+  while (fgets (line, sizeof line, f))
+    if (sscanf (line, "%255s %lf %lf", n, &sigma, &psnr) == 3
+        && strcmp (n, name) == 0 && psnr > best)
+      {
+        best = psnr;
+        best_sigma = sigma;
+      }
+  fclose (f);
+  return best_sigma;
+}
+
 static int
 compare_names (const void *a, const void *b)
 {
@@ -230,7 +256,8 @@ main (int argc, char **argv)
   int n_sigmas = 5, threads = 0;
   float strength = 0.0f, chroma_strength = 0.0f;
   int estimate_only = 0, oracle_profile = 0, half = -1, every = 2;
-  int camera_only = 0;
+  int camera_only = 0, timing = 0;
+  const char *oracle = NULL;
   double refine = 2.5;
   const char *dir = NULL, *only = NULL;
   char *names[MAX_PHOTOS];
@@ -258,6 +285,10 @@ main (int argc, char **argv)
         half = atoi (argv[++i]), every = 2;
       else if (strcmp (argv[i], "--every") == 0 && i + 1 < argc)
         every = atoi (argv[++i]), half = 0;
+      else if (strcmp (argv[i], "--oracle") == 0 && i + 1 < argc)
+        oracle = argv[++i];
+      else if (strcmp (argv[i], "--timing") == 0)
+        timing = 1;
       else if (strcmp (argv[i], "--camera-only") == 0)
         camera_only = 1;
       else if (strcmp (argv[i], "--oracle-profile") == 0)
@@ -282,7 +313,7 @@ main (int argc, char **argv)
                    "[--strength K] [--chroma-strength K] [--threads N] "
                    "[--only SUBSTRING] [--half 0|1] [--every N] "
                    "[--estimate-only] [--camera-only] [--oracle-profile] "
-                   "DIR\n", argv[0]);
+                   "[--oracle SWEEP] [--timing] DIR\n", argv[0]);
           return 2;
         }
     }
@@ -423,9 +454,16 @@ main (int argc, char **argv)
       if (denoise_score (&noisy, &mean, &params, &aut, 0) != 0)
         return 1;
 
-      /* The oracle: the best white sigma, chosen against the truth
-       * ("--sigmas none": left out, for quick runs).  */
-      for (int pass = 0; pass < 2 && n_sigmas > 0; pass++)
+      /* The oracle: the best white sigma, chosen against the truth, from
+       * a sweep's output (--oracle), else by a sweep here ("--sigmas
+       * none": left out, for quick runs).  */
+      if (oracle && (best_sigma = oracle_sigma (oracle, names[p])) > 0.0)
+        {
+          params.sigma = (float) best_sigma;
+          if (denoise_score (&noisy, &mean, &params, &best, 1) != 0)
+            return 1;
+        }
+      for (int pass = 0; pass < 2 && n_sigmas > 0 && !oracle; pass++)
         {
           double list[MAX_SIGMAS];
           int m = 0;
@@ -455,7 +493,7 @@ main (int argc, char **argv)
             }
         }
       memset (&white, 0, sizeof white);
-      if (n_sigmas > 0)
+      if (timing)
         {
           /* White mode's time at the same sigma camera mode follows.  */
           params.sigma = est.sigma_white > 0.5f ? est.sigma_white : 0.5f;
