@@ -847,7 +847,13 @@ bm3d_denoise (const bm3d_image *in, bm3d_image *out,
   if (status != BM3D_OK)
     return status;
 
-  if (params->noise == BM3D_NOISE_PROFILE && !params->profile)
+  if (params->noise == BM3D_NOISE_PROFILE && params->profile)
+    {
+      /* Checked by check_call: the copy's derived values are filled.  */
+      job.estimated = *params->profile;
+      bm3d_noise_profile_update (&job.estimated, NULL, 0);
+    }
+  else if (params->noise == BM3D_NOISE_PROFILE)
     {
       /* Camera noise with no profile given: the input's own.  */
       status = estimate_profile (in, &job, &job.estimated, 0.0);
@@ -902,7 +908,12 @@ bm3d_context_margin (const bm3d_params *params, int colour_channels,
   job.algorithm = &algorithms[params->mode];
   job.colour_space = job.algorithm->colour_space;
   job.channels = colour_channels;
-  if (params->noise == BM3D_NOISE_PROFILE && !params->profile)
+  if (params->noise == BM3D_NOISE_PROFILE && params->profile)
+    {
+      job.estimated = *params->profile;
+      bm3d_noise_profile_update (&job.estimated, NULL, 0);
+    }
+  else if (params->noise == BM3D_NOISE_PROFILE)
     /* Not estimated yet: the margins do not depend on the level below
      * sigma 40, and a photograph's noise is below it.  */
     bm3d_noise_profile_init_white (&job.estimated, colour_channels, 25.0f);

@@ -41,7 +41,7 @@ bm3d_job_init (bm3d_job *job, const bm3d_params *params, bm3d_report *report)
 const bm3d_noise_profile *
 bm3d_job_noise_profile (const bm3d_job *job)
 {
-  return job->params->profile ? job->params->profile : &job->estimated;
+  return &job->estimated;
 }
 
 double

@@ -73,8 +73,8 @@ struct bm3d_job
   float                 photo_gain;
   float                 var_hard[BM3D_MAX_CHANNELS][BM3D_PATCH_AREA];
   float                 var_wiener[BM3D_MAX_CHANNELS][BM3D_PATCH_AREA];
-  /* The profile estimated from the input when params->profile is
-   * NULL.  */
+  /* The profile a profile job uses, its derived values filled: a copy
+   * of params->profile, or the one estimated from the input.  */
   bm3d_noise_profile    estimated;
 
   /* The CUDA device a call holds (cuda_device.cu), else NULL.  */
@@ -95,8 +95,8 @@ struct bm3d_job
 void   bm3d_job_init (bm3d_job *job, const bm3d_params *params,
                       bm3d_report *report);
 
-/* The noise profile a profile job uses: params->profile, or the one
- * estimated from the input.  */
+/* The noise profile a profile job uses (job->estimated): a checked
+ * copy of params->profile, or the one estimated from the input.  */
 const bm3d_noise_profile *bm3d_job_noise_profile (const bm3d_job *job);
 
 /* Write a one-line message into job->report->message (printf style).  */
