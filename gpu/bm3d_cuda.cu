@@ -170,6 +170,11 @@ upload_tables (bm3d_job *job)
       for (int i = 0; i < BM3D_PATCH; i++)
         kaiser_1d[ph][i] = (float) k1[i];
     }
+  /* A camera-noise job's variances are its own: sent every job.  */
+  if (job->noise_profile)
+    BM3D_CUDA_CHECK (job, bm3d_cuda_filter_profile_tables
+                            (job->var_hard, job->var_wiener,
+                             pr->hard.lambda_3d, dev->stream));
   /* The betas are part of the key through their bits.  */
   key ^= (int) (pr->hard.kaiser_beta * 1000) * 16
          ^ (int) (pr->wiener.kaiser_beta * 1000) * 65536;
@@ -228,6 +233,7 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
   const size_t match_smem = bm3d_cuda_block_match_smem (pp->step, radius);
   BM3D_CUDA_CHECK (job, bm3d_cuda_block_match_setup (match_smem));
   BM3D_CUDA_CHECK (job, bm3d_cuda_filter_setup (wiener, pp->transform_2d,
+                                                job->noise_profile != 0,
                                                 &fc));
 
   memset (&ma, 0, sizeof ma);
@@ -254,6 +260,7 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
       fa.sigma[c] = sigma[c];
     }
   fa.lambda = pp->lambda_3d;
+  fa.profile = job->noise_profile;
   fa.width = tb->width;
   fa.height = tb->height;
   fa.ax = ax;

@@ -48,6 +48,20 @@
 __constant__ float c_transform[4][BM3D_PATCH][BM3D_PATCH];
 __constant__ float c_kaiser[2][BM3D_PATCH_AREA];
 
+/* Camera noise (filter_args.profile): per phase and plane, each 2D
+ * coefficient's noise variance (index u * 8 + v, as job->var_hard and
+ * var_wiener), and the hard phase's thresholds lambda_3d sqrt (var),
+ * computed on the host as bm3d_cpu.c's profile_setup does
+ * (bm3d_cuda_filter_profile_tables).  A lane reads its two
+ * coefficients' entries once a kernel, into registers.  */
+__constant__ float c_profile_var[2][BM3D_MAX_CHANNELS][BM3D_PATCH_AREA];
+__constant__ float c_profile_thr[BM3D_MAX_CHANNELS][BM3D_PATCH_AREA];
+
+/* The least noise variance a camera-noise group's weight is taken from,
+ * bm3d_cpu.c's PROFILE_NOISE_MIN: a group whose kept coefficients carry
+ * less would weigh so much that its sums overflow.  */
+#define PROFILE_NOISE_MIN 1e-3f
+
 /* The two 2D transforms' matrices again, as compile-time constants
  * ([kind][forward, inverse], kinds as bm3d_transform_kind): the
  * filters are built for each, so products by zeros are left out (24 of
@@ -414,6 +428,41 @@ threshold_group (float *buf, float thr, int lane)
   return kept;
 }
 
+/* threshold_group for camera noise: coefficient q = lane + 32 half
+ * thresholded at thr[half], its own.  Returns the lane's summed noise
+ * variance (var[half]) of the kept coefficients.  */
+template <int N>
+__device__ __forceinline__ float
+threshold_group_profile (float *buf, const float (&thr)[2],
+                         const float (&var)[2], int lane)
+{
+  float noise = 0.0f;
+
+#pragma unroll
+  for (int half = 0; half < 2; half++)
+    {
+      const int q = lane + 32 * half;
+      const int off = (q >> 3) * ROW_PITCH + (q & 7);
+      float v[N];
+
+#pragma unroll
+      for (int p = 0; p < N; p++)
+        v[p] = buf[p * PATCH_PITCH + off];
+      haar_forward<N> (v);
+#pragma unroll
+      for (int p = 0; p < N; p++)
+        if (fabsf (v[p]) <= thr[half])
+          v[p] = 0.0f;
+        else
+          noise += var[half];
+      haar_inverse<N> (v);
+#pragma unroll
+      for (int p = 0; p < N; p++)
+        buf[p * PATCH_PITCH + off] = v[p];
+    }
+  return noise;
+}
+
 __device__ __forceinline__ float
 warp_sum (float v)
 {
@@ -421,6 +470,51 @@ warp_sum (float v)
   for (int o = 16; o > 0; o >>= 1)
     v += __shfl_xor_sync (BM3D_CUDA_FULL_MASK, v, o);
   return v;
+}
+
+/* Hard thresholding of the m patches in `buf` (white noise: every
+ * coefficient at thr) and the group's aggregation weight, the inverse
+ * of the kept coefficients' noise variance.  */
+__device__ __forceinline__ float
+hard_weight_white (float *buf, int m, float thr, float sigma, int lane)
+{
+  int kept = 0;
+
+  switch (m)
+    {
+    case 1:  kept = threshold_group<1> (buf, thr, lane); break;
+    case 2:  kept = threshold_group<2> (buf, thr, lane); break;
+    case 4:  kept = threshold_group<4> (buf, thr, lane); break;
+    case 8:  kept = threshold_group<8> (buf, thr, lane); break;
+    case 16: kept = threshold_group<16> (buf, thr, lane); break;
+    default: kept = threshold_group<32> (buf, thr, lane); break;
+    }
+  __syncwarp ();
+  kept = (int) warp_sum ((float) kept);
+  return 1.0f / (sigma * sigma * (float) max (kept, 1));
+}
+
+/* The same for camera noise: each coefficient at its own threshold,
+ * the weight from the kept coefficients' own variances.  */
+__device__ __forceinline__ float
+hard_weight_profile (float *buf, int m, const float (&thr)[2],
+                     const float (&var)[2], float var_dc, int lane)
+{
+  float noise = 0.0f;
+
+  switch (m)
+    {
+    case 1:  noise = threshold_group_profile<1> (buf, thr, var, lane); break;
+    case 2:  noise = threshold_group_profile<2> (buf, thr, var, lane); break;
+    case 4:  noise = threshold_group_profile<4> (buf, thr, var, lane); break;
+    case 8:  noise = threshold_group_profile<8> (buf, thr, var, lane); break;
+    case 16: noise = threshold_group_profile<16> (buf, thr, var, lane); break;
+    default: noise = threshold_group_profile<32> (buf, thr, var, lane); break;
+    }
+  __syncwarp ();
+  noise = warp_sum (noise);
+  /* Nothing kept: the group is its mean, as noisy as its DC.  */
+  return 1.0f / fmaxf (fmaxf (noise, var_dc), PROFILE_NOISE_MIN);
 }
 
 /* Load the m patches at (px[p], py[p]) of `plane` into `buf`, with the
@@ -489,13 +583,16 @@ divide_normal (float a, float b)
  * `buf` holding the basic estimate's patches, already 2D-transformed.
  * The gains W = B^2 / (B^2 + s2) of the lane's two coefficients of every
  * patch stay in registers while the noisy patches replace the basic ones
- * in `buf`, so a warp needs one group buffer, not two.  On return `buf`
- * holds the filtered group in the 2D transform domain; the result is
- * the lane's sum of squared gains.  */
-template <int N, int K>
+ * in `buf`, so a warp needs one group buffer, not two.  s2[half] is the
+ * noise variance of coefficient lane + 32 half: sigma^2 for both under
+ * white noise, each its own for camera noise (PROFILE).  On return
+ * `buf` holds the filtered group in the 2D transform domain; the result
+ * is the lane's sum of squared gains, for camera noise each times its
+ * coefficient's variance.  */
+template <int N, int K, bool PROFILE>
 __device__ __forceinline__ float
 wiener_group (float *buf, const float *__restrict__ noisy, int width,
-              const int *px, const int *py, float s2, int lane)
+              const int *px, const int *py, const float (&s2)[2], int lane)
 {
   float gain[2][N];
   float wsum = 0.0f;
@@ -515,8 +612,19 @@ wiener_group (float *buf, const float *__restrict__ noisy, int width,
       for (int p = 0; p < N; p++)
         {
           const float bb = b[p] * b[p];
-          gain[half][p] = divide_normal (bb, bb + s2);
-          wsum = fmaf (gain[half][p], gain[half][p], wsum);
+
+          if constexpr (PROFILE)
+            {
+              /* A profile's variance may be far below sigma^2, too
+               * close to subnormal for divide_normal.  */
+              gain[half][p] = __fdiv_rn (bb, bb + s2[half]);
+              wsum = fmaf (gain[half][p] * gain[half][p], s2[half], wsum);
+            }
+          else
+            {
+              gain[half][p] = divide_normal (bb, bb + s2[half]);
+              wsum = fmaf (gain[half][p], gain[half][p], wsum);
+            }
         }
     }
   __syncwarp ();
@@ -576,7 +684,7 @@ filter_warp_floats (bool wiener, int group_max)
   return group * PATCH_PITCH;
 }
 
-template <bool WIENER, int K>
+template <bool WIENER, int K, bool PROFILE>
 __device__ __forceinline__ void
 collaborative_filter (const filter_args &a)
 {
@@ -612,6 +720,21 @@ collaborative_filter (const filter_args &a)
     }
 
   const float sigma = a.sigma[c];
+  /* Camera noise: the variances (and hard thresholds) of the lane's
+   * coefficients lane and lane + 32, and of the DC.  */
+  float var[2] = { 0.0f, 0.0f }, thr[2] = { 0.0f, 0.0f }, var_dc = 0.0f;
+
+  if (PROFILE)
+    {
+      const float *v = c_profile_var[WIENER ? 1 : 0][c];
+
+      var[0] = v[lane];
+      var[1] = v[lane + 32];
+      var_dc = v[0];
+      thr[0] = c_profile_thr[c][lane];
+      thr[1] = c_profile_thr[c][lane + 32];
+    }
+
   const int groups = (rx1 - rx0) * (ry1 - ry0);
 
   for (int g = warp; g < groups; g += warps)
@@ -634,40 +757,34 @@ collaborative_filter (const filter_args &a)
       if (!WIENER)
         {
           gather_transform<K, 0> (buf, a.noisy[c], a.width, px, py, m, lane);
-          const float thr = a.lambda * sigma;
-          int kept = 0;
-          switch (m)
-            {
-            case 1:  kept = threshold_group<1> (buf, thr, lane); break;
-            case 2:  kept = threshold_group<2> (buf, thr, lane); break;
-            case 4:  kept = threshold_group<4> (buf, thr, lane); break;
-            case 8:  kept = threshold_group<8> (buf, thr, lane); break;
-            case 16: kept = threshold_group<16> (buf, thr, lane); break;
-            default: kept = threshold_group<32> (buf, thr, lane); break;
-            }
-          __syncwarp ();
-          kept = (int) warp_sum ((float) kept);
-          weight = 1.0f / (sigma * sigma * (float) max (kept, 1));
+          if (PROFILE)
+            weight = hard_weight_profile (buf, m, thr, var, var_dc, lane);
+          else
+            weight = hard_weight_white (buf, m, a.lambda * sigma, sigma, lane);
         }
       else
         {
           const float s2 = sigma * sigma;
+          const float s2v[2] = { PROFILE ? var[0] : s2, PROFILE ? var[1] : s2 };
           const float *z = a.noisy[c];
           float wsum;
 
           gather_transform<K, 2> (buf, a.basic[c], a.width, px, py, m, lane);
           switch (m)
             {
-            case 1:  wsum = wiener_group<1, K> (buf, z, a.width, px, py, s2, lane); break;
-            case 2:  wsum = wiener_group<2, K> (buf, z, a.width, px, py, s2, lane); break;
-            case 4:  wsum = wiener_group<4, K> (buf, z, a.width, px, py, s2, lane); break;
-            case 8:  wsum = wiener_group<8, K> (buf, z, a.width, px, py, s2, lane); break;
-            case 16: wsum = wiener_group<16, K> (buf, z, a.width, px, py, s2, lane); break;
-            default: wsum = wiener_group<32, K> (buf, z, a.width, px, py, s2, lane); break;
+            case 1:  wsum = wiener_group<1, K, PROFILE> (buf, z, a.width, px, py, s2v, lane); break;
+            case 2:  wsum = wiener_group<2, K, PROFILE> (buf, z, a.width, px, py, s2v, lane); break;
+            case 4:  wsum = wiener_group<4, K, PROFILE> (buf, z, a.width, px, py, s2v, lane); break;
+            case 8:  wsum = wiener_group<8, K, PROFILE> (buf, z, a.width, px, py, s2v, lane); break;
+            case 16: wsum = wiener_group<16, K, PROFILE> (buf, z, a.width, px, py, s2v, lane); break;
+            default: wsum = wiener_group<32, K, PROFILE> (buf, z, a.width, px, py, s2v, lane); break;
             }
           __syncwarp ();
           wsum = warp_sum (wsum);
-          weight = wsum > 0.0f ? 1.0f / (s2 * wsum) : 1.0f / s2;
+          if (PROFILE)
+            weight = 1.0f / fmaxf (wsum, PROFILE_NOISE_MIN);
+          else
+            weight = wsum > 0.0f ? 1.0f / (s2 * wsum) : 1.0f / s2;
         }
 
       inverse_transform_weighted<K, WIENER ? 3 : 1> (buf, m, weight, kaiser,
@@ -679,39 +796,49 @@ collaborative_filter (const filter_args &a)
 
 }
 
-/* K: the phase's transform kind, or TRANSFORM_TABLE.  */
-template <int K>
+/* K: the phase's transform kind, or TRANSFORM_TABLE; PROFILE: camera
+ * noise (filter_args.profile), a kernel of its own so that white
+ * noise's filters stay as they were.  */
+template <int K, bool PROFILE>
 __global__ void
 collaborative_filter_hard (filter_args a)
 {
-  collaborative_filter<false, K> (a);
+  collaborative_filter<false, K, PROFILE> (a);
 }
 
-template <int K>
+template <int K, bool PROFILE>
 __global__ void __launch_bounds__ (WIENER_WARPS * 32, WIENER_BLOCKS_PER_SM)
 collaborative_filter_wiener (filter_args a)
 {
-  collaborative_filter<true, K> (a);
+  collaborative_filter<true, K, PROFILE> (a);
 }
 
 typedef void (*filter_kernel) (filter_args);
 
-/* The filter of a phase for transform kind `kind` (TRANSFORM_TABLE: the
- * one reading c_transform).  */
+template <int K>
 static filter_kernel
-filter_kernel_for (bool wiener, int kind)
+filter_kernel_of (bool wiener, bool profile)
+{
+  if (profile)
+    return wiener ? collaborative_filter_wiener<K, true>
+                  : collaborative_filter_hard<K, true>;
+  return wiener ? collaborative_filter_wiener<K, false>
+                : collaborative_filter_hard<K, false>;
+}
+
+/* The filter of a phase for transform kind `kind` (TRANSFORM_TABLE: the
+ * one reading c_transform), for camera noise if `profile`.  */
+static filter_kernel
+filter_kernel_for (bool wiener, int kind, bool profile)
 {
   switch (kind)
     {
     case BM3D_TRANSFORM_DCT:
-      return wiener ? collaborative_filter_wiener<BM3D_TRANSFORM_DCT>
-                    : collaborative_filter_hard<BM3D_TRANSFORM_DCT>;
+      return filter_kernel_of<BM3D_TRANSFORM_DCT> (wiener, profile);
     case BM3D_TRANSFORM_BIOR15:
-      return wiener ? collaborative_filter_wiener<BM3D_TRANSFORM_BIOR15>
-                    : collaborative_filter_hard<BM3D_TRANSFORM_BIOR15>;
+      return filter_kernel_of<BM3D_TRANSFORM_BIOR15> (wiener, profile);
     default:
-      return wiener ? collaborative_filter_wiener<TRANSFORM_TABLE>
-                    : collaborative_filter_hard<TRANSFORM_TABLE>;
+      return filter_kernel_of<TRANSFORM_TABLE> (wiener, profile);
     }
 }
 
@@ -830,11 +957,39 @@ bm3d_cuda_filter_tables (const float tf[4][BM3D_PATCH][BM3D_PATCH],
 }
 
 cudaError_t
-bm3d_cuda_filter_setup (bool wiener, int transform_kind,
+bm3d_cuda_filter_profile_tables
+  (const float var_hard[BM3D_MAX_CHANNELS][BM3D_PATCH_AREA],
+   const float var_wiener[BM3D_MAX_CHANNELS][BM3D_PATCH_AREA],
+   float lambda_3d, cudaStream_t stream)
+{
+  float var[2][BM3D_MAX_CHANNELS][BM3D_PATCH_AREA];
+  float thr[BM3D_MAX_CHANNELS][BM3D_PATCH_AREA];
+  cudaError_t e;
+
+  /* The thresholds as bm3d_cpu.c's profile_setup computes them, so both
+   * backends keep the same coefficients.  */
+  memcpy (var[0], var_hard, sizeof var[0]);
+  memcpy (var[1], var_wiener, sizeof var[1]);
+  for (int c = 0; c < BM3D_MAX_CHANNELS; c++)
+    for (int i = 0; i < BM3D_PATCH_AREA; i++)
+      thr[c][i] = lambda_3d * sqrtf (var_hard[c][i]);
+  /* From pageable memory: the copies have read var and thr when they
+   * return.  */
+  if ((e = cudaMemcpyToSymbolAsync (c_profile_var, var, sizeof var, 0,
+                                    cudaMemcpyHostToDevice,
+                                    stream)) != cudaSuccess)
+    return e;
+  return cudaMemcpyToSymbolAsync (c_profile_thr, thr, sizeof thr, 0,
+                                  cudaMemcpyHostToDevice, stream);
+}
+
+cudaError_t
+bm3d_cuda_filter_setup (bool wiener, int transform_kind, bool profile,
                         const filter_config *fc)
 {
   const filter_kernel filter
-    = filter_kernel_for (wiener, filter_transform_kind (transform_kind));
+    = filter_kernel_for (wiener, filter_transform_kind (transform_kind),
+                         profile);
 
   return cudaFuncSetAttribute (filter,
                                cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -847,7 +1002,8 @@ bm3d_cuda_filter_launch (bool wiener, int transform_kind,
                          int channels, cudaStream_t stream)
 {
   const filter_kernel filter
-    = filter_kernel_for (wiener, filter_transform_kind (transform_kind));
+    = filter_kernel_for (wiener, filter_transform_kind (transform_kind),
+                         fa->profile != 0);
   dim3 grid ((fa->ax.n + fc->rect_x - 1) / fc->rect_x,
              (fa->ry_end - fa->ry_begin + fc->rect_y - 1) / fc->rect_y,
              channels);

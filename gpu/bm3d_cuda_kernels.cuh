@@ -89,6 +89,10 @@ typedef struct
   int          rect_x, rect_y;  /* references per block                 */
   const int   *lists;
   const int   *counts;
+  /* Camera noise (job->noise_profile): non-zero, and the filters read
+   * each coefficient's variance and hard threshold from c_profile
+   * (bm3d_cuda_filter_profile_tables) instead of sigma.  */
+  int          profile;
 } filter_args;
 
 /* Patches of a group in shared memory (the filters, aggregate_group):
@@ -335,10 +339,19 @@ cudaError_t bm3d_cuda_filter_tables
   (const float tf[4][BM3D_PATCH][BM3D_PATCH],
    const float kaiser[2][BM3D_PATCH][BM3D_PATCH], cudaStream_t stream);
 
+/* A camera-noise job's per-plane coefficient variances of both phases
+ * (index u * 8 + v) and the hard phase's lambda_3d, into the filters'
+ * constant memory (on `stream`).  */
+cudaError_t bm3d_cuda_filter_profile_tables
+  (const float var_hard[BM3D_MAX_CHANNELS][BM3D_PATCH_AREA],
+   const float var_wiener[BM3D_MAX_CHANNELS][BM3D_PATCH_AREA],
+   float lambda_3d, cudaStream_t stream);
+
 /* The attribute that lets the phase's filter for the 2D transform
- * `transform_kind` (a bm3d_transform_kind) have fc->smem shared bytes.  */
+ * `transform_kind` (a bm3d_transform_kind), for camera noise if
+ * `profile`, have fc->smem shared bytes.  */
 cudaError_t bm3d_cuda_filter_setup (bool wiener, int transform_kind,
-                                    const filter_config *fc);
+                                    bool profile, const filter_config *fc);
 
 /* Filters the groups of the batch's references fa->ry_begin .. ry_end
  * - 1, every channel.  */

@@ -626,18 +626,18 @@ static const bm3d_algorithm algorithms[] =
 {
   { BM3D_MODE_BM3D, BM3D_COLOUR_OPPONENT, 0, setup_bm3d,
     bm3d_cpu_tile, bm3d_cpu_tile_side,
-    CUDA_BACKEND (bm3d_cuda_tile, bm3d_cuda_tile_side, bm3d_cuda_image), 0 },
+    CUDA_BACKEND (bm3d_cuda_tile, bm3d_cuda_tile_side, bm3d_cuda_image) },
   { BM3D_MODE_BM3D_FAST, BM3D_COLOUR_OPPONENT, 0, setup_bm3d,
     bm3d_cpu_tile, bm3d_cpu_tile_side,
-    CUDA_BACKEND (bm3d_cuda_tile, bm3d_cuda_tile_side, bm3d_cuda_image), 0 },
+    CUDA_BACKEND (bm3d_cuda_tile, bm3d_cuda_tile_side, bm3d_cuda_image) },
   { BM3D_MODE_NLM, BM3D_COLOUR_RGB, 1, setup_nlm,
     bm3d_nlm_cpu_tile, bm3d_nlm_cpu_tile_side,
     CUDA_BACKEND (bm3d_nlm_cuda_tile, bm3d_nlm_cuda_tile_side,
-                  bm3d_nlm_cuda_image), 0 },
+                  bm3d_nlm_cuda_image) },
   { BM3D_MODE_ISOLINE, BM3D_COLOUR_OPPONENT, 0, setup_isoline,
     bm3d_isoline_cpu_tile, bm3d_isoline_cpu_tile_side,
     CUDA_BACKEND (bm3d_isoline_cuda_tile, bm3d_isoline_cuda_tile_side,
-                  bm3d_isoline_cuda_image), 0 },
+                  bm3d_isoline_cuda_image) },
 };
 
 /* ---- backends -------------------------------------------------------- */
@@ -690,11 +690,6 @@ cuda_usable (const bm3d_job *job, char *why, size_t why_len)
       snprintf (why, why_len, "built without CUDA support");
       return 0;
     }
-  if (job->noise_profile && !job->algorithm->cuda_profile)
-    {
-      snprintf (why, why_len, "its BM3D does not filter camera noise yet");
-      return 0;
-    }
   if (!bm3d_cuda_available (why, why_len))
     return 0;
   if (job->params->device >= bm3d_cuda_device_count ())
@@ -720,10 +715,7 @@ run_with_fallback (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
 
   if (!cuda_usable (job, why, sizeof why))
     {
-      /* Camera noise the CUDA backend cannot filter yet runs on the CPU
-       * even when CUDA was asked for: a slower result, never none.  */
-      if (wanted == BM3D_BACKEND_CUDA
-          && !(job->noise_profile && !job->algorithm->cuda_profile))
+      if (wanted == BM3D_BACKEND_CUDA)
         {
           bm3d_job_message (job, "CUDA backend unavailable: %s", why);
           return BM3D_ERR_BACKEND_UNAVAILABLE;

@@ -43,10 +43,6 @@ struct bm3d_algorithm
   bm3d_tile_func     cuda_tile;       /* NULL in a build without CUDA   */
   int              (*cuda_tile_side) (const bm3d_job *job);
   bm3d_image_func    cuda_image;      /* NULL in a build without CUDA   */
-  /* Non-zero when the CUDA backend filters with a noise profile
-   * (job->noise_profile); else a profile job runs on the CPU, with
-   * the fall-back notice.  */
-  int                cuda_profile;
 };
 
 /* Run `func` over the image tile by tile (colour transform, overlap,
