@@ -9,7 +9,9 @@
 # BM3D_GPU_TEST_QUICK=1 leaves out the 4001x2999 and 100 MP cases;
 # The CUDA backend matches large tiles with block_match_rows and small
 # ones with block_match; five tests run the first on small images too
-# (BM3D_CUDA_MATCH=rows).
+# (BM3D_CUDA_MATCH=rows).  Camera noise (--noise camera) runs on the
+# shared PolyU photographs too when ../shared is there
+# (BM3D_REAL_PHOTOS names their folder elsewhere).
 set -u
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -34,7 +36,9 @@ options_test () {
 }
 
 # compute-sanitizer on the 67x45 RGB image (one test): TOOL NAME TAG
-# [VAR=VALUE...]; TAG names its output and log.
+# [VAR=VALUE...]; TAG names its output and log; $sanitizer_args, the
+# command's options beside --backend cuda.
+sanitizer_args=
 sanitizer_test () {
   tool=$1 name=$2 tag=$3
   shift 3
@@ -43,8 +47,8 @@ sanitizer_test () {
     return
   fi
   if env "$@" "$sanitizer" --tool "$tool" --error-exitcode 3 \
-       "$denoise" --backend cuda "$tmp/small-noisy.pfm" "$tmp/small-$tag.pfm" \
-       >"$tmp/sanitizer-$tag.log" 2>&1; then
+       "$denoise" --backend cuda $sanitizer_args "$tmp/small-noisy.pfm" \
+       "$tmp/small-$tag.pfm" >"$tmp/sanitizer-$tag.log" 2>&1; then
     ok "$name"
   else
     not_ok "$name"
@@ -52,7 +56,7 @@ sanitizer_test () {
   tail -n 5 "$tmp/sanitizer-$tag.log" | show /dev/stdin
 }
 
-echo "1..23"
+echo "1..30"
 printf '%s\n' "$version" | sed 's/^/# /'
 
 # ---- GPU and CPU agree on photographs (6 tests) ------------------------
@@ -175,6 +179,112 @@ for tool in memcheck racecheck synccheck initcheck; do
     "$tool"
 done
 
+# ---- camera noise: GPU and CPU agree (5 tests) --------------------------
+# A profile of correlated noise, as white noise through a 3x3 box leaves
+# it (autocovariance falling linearly to 0 at lag 3 each way; levels
+# 10, 8 and 6 for the three planes), so that every coefficient has a
+# variance and threshold of its own; both modes (both phases, the
+# first alone), gray and RGB, on the sigma 10 inputs above.
+profile_file () {
+  awk -v channels="$1" 'BEGIN {
+    print "bm3d-noise-profile 1"
+    print "channels " channels
+    split("100 64 36", level, " ")
+    for (p = 0; p < channels; p++) {
+      print "plane " p
+      for (dy = -7; dy <= 7; dy++) {
+        line = ""
+        for (dx = -7; dx <= 7; dx++) {
+          ay = dy < 0 ? -dy : dy; ax = dx < 0 ? -dx : dx
+          v = (ay < 3 && ax < 3) ? level[p + 1] * (3 - ay) * (3 - ax) / 9 : 0
+          line = line (dx > -7 ? " " : "") v
+        }
+        print line
+      }
+    }
+  }'
+}
+profile_file 1 >"$tmp/profile-gray.txt"
+profile_file 3 >"$tmp/profile-rgb.txt"
+for img in camera astronaut; do
+  case $img in camera) kind=gray ;; *) kind=rgb ;; esac
+  for mode in bm3d bm3d-fast; do
+    name="$img ($kind), camera noise, mode $mode: GPU PSNR within 0.05 dB of the CPU's"
+    base=$tmp/$img-profile-$mode
+    noisy=$tmp/$img-10-noisy.pfm
+    if ! "$denoise" --backend cpu --mode "$mode" --verbose \
+           --noise-profile "$tmp/profile-$kind.txt" "$noisy" "$base-cpu.pfm" \
+           2>"$base-cpu.log" \
+       || ! "$denoise" --backend cuda --mode "$mode" --verbose \
+              --noise-profile "$tmp/profile-$kind.txt" "$noisy" \
+              "$base-gpu.pfm" 2>"$base-gpu.log"; then
+      not_ok "$name (a command failed)"
+      show "$base-cpu.log"
+      show "$base-gpu.log"
+      continue
+    fi
+    p_in=$(psnr_of "$noisy" "$tmp/$img-clean.pfm")
+    p_cpu=$(psnr_of "$base-cpu.pfm" "$tmp/$img-clean.pfm")
+    p_gpu=$(psnr_of "$base-gpu.pfm" "$tmp/$img-clean.pfm")
+    agree=$("$bench" --diff "$base-cpu.pfm" "$base-gpu.pfm")
+    d=$(awk -v a="$p_cpu" -v b="$p_gpu" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.4f", d }')
+    echo "# $img camera noise, $mode: noisy $p_in dB, CPU $p_cpu dB, GPU $p_gpu dB," \
+         "difference $d dB; GPU vs CPU: $agree"
+    grep -h "time:" "$base-cpu.log" "$base-gpu.log" | sed 's/^/#   /'
+    if le "$d" 0.05 && grep -q "backend cuda" "$base-gpu.log"; then
+      ok "$name"
+    else
+      not_ok "$name"
+      show "$base-gpu.log"
+    fi
+  done
+done
+
+# Blind, on real photographs: the profile estimated from each (the same
+# estimate on both backends), then filtered; PSNR against the mean of
+# the shots, GPU within 0.05 dB of the CPU on each.
+polyu=${BM3D_REAL_PHOTOS:-$top_srcdir/../shared/benchmark-sets/real-noise-polyu}
+name="two real photographs, --noise camera: GPU PSNR within 0.05 dB of the CPU's"
+if [ ! -d "$polyu" ]; then
+  skip "$name" "no $polyu"
+else
+  real_ok=1
+  for photo in Canon80D_8_8_6400_comproom_12 NikonD800_5_125_6400_stair_1; do
+    base=$tmp/real-$photo
+    if ! "$denoise" --backend cpu --noise camera --verbose \
+           "$polyu/${photo}_real.JPG" "$base-cpu.pfm" 2>"$base-cpu.log" \
+       || ! "$denoise" --backend cuda --noise camera --verbose \
+              "$polyu/${photo}_real.JPG" "$base-gpu.pfm" 2>"$base-gpu.log"; then
+      real_ok=0
+      show "$base-gpu.log"
+      continue
+    fi
+    "$denoise" --convert "$polyu/${photo}_mean.JPG" "$base-mean.pfm"
+    "$denoise" --convert "$polyu/${photo}_real.JPG" "$base-real.pfm"
+    p_in=$(psnr_of "$base-real.pfm" "$base-mean.pfm")
+    p_cpu=$(psnr_of "$base-cpu.pfm" "$base-mean.pfm")
+    p_gpu=$(psnr_of "$base-gpu.pfm" "$base-mean.pfm")
+    d=$(awk -v a="$p_cpu" -v b="$p_gpu" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.4f", d }')
+    echo "# $photo: noisy $p_in dB, CPU $p_cpu dB, GPU $p_gpu dB, difference $d dB;" \
+         "GPU vs CPU: $("$bench" --diff "$base-cpu.pfm" "$base-gpu.pfm")"
+    grep -h "noise profile\|time:" "$base-cpu.log" "$base-gpu.log" | sed 's/^/#   /'
+    if ! le "$d" 0.05 || ! grep -q "backend cuda" "$base-gpu.log"; then
+      real_ok=0
+    fi
+  done
+  if [ "$real_ok" = 1 ]; then ok "$name"; else not_ok "$name"; fi
+fi
+
+# ---- compute-sanitizer, camera noise (2 tests) ---------------------------
+# The profile estimated from the 67x45 RGB image, both phases.
+sanitizer_args="--noise camera"
+for tool in memcheck initcheck; do
+  sanitizer_test "$tool" \
+    "compute-sanitizer $tool is clean on a 67x45 RGB image, camera noise" \
+    "camera-$tool"
+done
+sanitizer_args=
+
 # ---- 100 megapixels within the device memory bound (1 test) -------------
 name="a 100 MP RGB image holds at most 512 MiB of device memory"
 if [ -n "$quick" ]; then
@@ -183,7 +293,7 @@ else
   "$bench" --sizes 100 --channels 3 --backends cuda --no-warmup \
     >"$tmp/bench-100mp.log" 2>&1
   show "$tmp/bench-100mp.log"
-  dev=$(awk '$1 !~ /^#/ && $4 == "cuda" && $5 !~ /fail|skip/ { print $8 }' \
+  dev=$(awk '$1 !~ /^#/ && $4 == "cuda" && $0 !~ /fail|skip/ { print $10 }' \
           "$tmp/bench-100mp.log")
   if [ -n "$dev" ] && le "$dev" 512; then
     ok "$name ($dev MiB)"
