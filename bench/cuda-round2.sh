@@ -190,14 +190,14 @@ step 90 "$bench" --sizes 0.25,12 --channels 1,3 \
   --backends cuda --repeat 5 >"$f" 2>&1
 step 40 "$bench" --sizes 12 --channels 3 \
   --backends cuda --repeat 5 --mode bm3d-fast >"$out/bench-fast.txt" 2>&1
-awk '$1 !~ /^#/ && $4 == "cuda" && $5 !~ /fail|skip/ {
+awk '$1 !~ /^#/ && $4 == "cuda" && $0 !~ /fail|skip/ {
        printf "%-13s %dch  phase1 %8.2f  phase2 %8.2f  both %8.2f  engine %8.2f  dev %6.1f MiB  PSNR %s\n",
-              $2, $3, $5, $6, $5 + $6, $7, $8, $11 }
-     $5 ~ /fail|skip/ { print }' "$f" | tee -a "$out/summary.txt"
-awk '$1 !~ /^#/ && $4 == "cuda" && $5 !~ /fail|skip/ {
+              $2, $3, $6, $7, $6 + $7, $9, $10, $13 }
+     $0 ~ /fail|skip/ { print }' "$f" | tee -a "$out/summary.txt"
+awk '$1 !~ /^#/ && $4 == "cuda" && $0 !~ /fail|skip/ {
        printf "%-13s %dch  bm3d-fast phase1 %8.2f  engine %8.2f  PSNR %s\n",
-              $2, $3, $5, $7, $11 }
-     $5 ~ /fail|skip/ { print }' "$out/bench-fast.txt" | tee -a "$out/summary.txt"
+              $2, $3, $6, $9, $13 }
+     $0 ~ /fail|skip/ { print }' "$out/bench-fast.txt" | tee -a "$out/summary.txt"
 
 # ---- Nsight Compute (about 45 s) -------------------------------------------
 log ""

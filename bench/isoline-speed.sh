@@ -39,7 +39,7 @@ for r in $(seq 1 "$rounds"); do
     for variant in hybrid pipd; do
       "$bench" --mode isoline --isoline-variant "$variant" --sizes 0.25 \
         --channels "$ch" --backends cpu --threads "$threads" --repeat 3 \
-        | awk '$1 !~ /^#|^MP/ { print $7 }' >> "$tmp/iso-$variant-$ch"
+        | awk '$1 !~ /^#|^MP/ { print $9 }' >> "$tmp/iso-$variant-$ch"
     done
     "$python" - "$ch" "$threads" >> "$tmp/cv-$ch" <<'EOF'
 import sys, time
