@@ -33,7 +33,9 @@
  *    blocks, and texture stays out.
  *  - block_autocov: the residuals' autocovariance at lags up to 7
  *    (each lag the mean over the pairs it has in the block), averaged
- *    over the selected blocks.
+ *    over the selected blocks; each block measured once, when first
+ *    selected, or every block at once on the GPU (autocov_on_gpu) when
+ *    the job's backend may use one.
  *  - Removing a plane also removes the noise's share in the three
  *    fitted directions, about 3 S / N of the variance at every lag (S
  *    the power at frequency 0, the sum of the autocovariance over all
@@ -78,6 +80,10 @@ typedef struct
   float   *residual;   /* [block][plane][PE_BLOCK_AREA]                  */
   double  *variance;   /* [plane][block], or -1 for a clipped block      */
   double  *autocov;    /* [plane][block][PE_LAGS], filled for selected   */
+  /* [plane][block]: non-zero once the block's autocov is filled (each
+   * block is measured once, however many rounds select it).  */
+  unsigned char *measured;
+  int      threads;
   unsigned char *selected;  /* [plane][block]: in the band now          */
 } pe_state;
 
@@ -291,19 +297,28 @@ select_band (pe_state *st, int c, double floor, double limit,
   const double *var = st->variance + (size_t) c * st->blocks;
   unsigned char *sel = st->selected + (size_t) c * st->blocks;
   double *acov = st->autocov + (size_t) c * st->blocks * PE_LAGS;
+  unsigned char *done = st->measured + (size_t) c * st->blocks;
   int used = 0;
 
   for (int b = 0; b < st->blocks; b++)
     {
       sel[b] = var[b] >= floor && var[b] <= limit;
-      if (sel[b])
-        {
-          block_autocov (st->residual
-                         + ((size_t) b * st->channels + c) * PE_BLOCK_AREA,
-                         acov + (size_t) b * PE_LAGS);
-          used++;
-        }
+      used += sel[b];
     }
+  /* The newly selected blocks' tables, side by side: each block's sums
+   * run in its own order, so the tables are the same for any thread
+   * count.  */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 8) num_threads(st->threads)
+#endif
+  for (int b = 0; b < st->blocks; b++)
+    if (sel[b] && !done[b])
+      {
+        block_autocov (st->residual
+                       + ((size_t) b * st->channels + c) * PE_BLOCK_AREA,
+                       acov + (size_t) b * PE_LAGS);
+        done[b] = 1;
+      }
   mean_autocov (st, c, r);
   return used;
 }
@@ -355,6 +370,31 @@ select_blocks (pe_state *st, int c, double (*r)[SIDE], double *sorted)
 
 /* ---- the profile ----------------------------------------------------- */
 
+/* Every block's lag tables at once on the GPU (noise_profile_cuda.cu),
+ * the same values as block_autocov's, unless the job's backend is the
+ * CPU or no device is usable.  A failure leaves the host to measure
+ * them, with the report's message as it was: nothing is lost.  Returns
+ * non-zero when the tables are filled.  */
+static int
+autocov_on_gpu (pe_state *st, bm3d_job *job)
+{
+  const bm3d_params *params = job->params;
+  char message[sizeof job->report->message];
+
+  if (params->backend == BM3D_BACKEND_CPU || !bm3d_cuda_available (NULL, 0)
+      || params->device >= bm3d_cuda_device_count ())
+    return 0;
+  memcpy (message, job->report->message, sizeof message);
+  if (bm3d_cuda_block_autocov (st->residual, st->blocks, st->channels,
+                               st->autocov, job) != BM3D_OK)
+    {
+      memcpy (job->report->message, message, sizeof message);
+      return 0;
+    }
+  job->report->backend_used = BM3D_BACKEND_CUDA;
+  return 1;
+}
+
 /* Pull the off-zero lags of plane c towards white until the table is a
  * covariance (bm3d_noise_profile_update accepts it).  */
 static bm3d_status
@@ -384,8 +424,8 @@ bm3d_estimate_profile_cpu (const bm3d_image *in, bm3d_job *job,
 {
   pe_state st;
   bm3d_noise_profile p;
-  size_t bytes[6], total = 0;
-  void *part[6];
+  size_t bytes[7], total = 0;
+  void *part[7];
   char *mem;
   double *sorted;
   bm3d_status status = BM3D_OK;
@@ -401,7 +441,8 @@ bm3d_estimate_profile_cpu (const bm3d_image *in, bm3d_job *job,
   bytes[3] = (size_t) st.blocks * sizeof (double);
   bytes[4] = (size_t) st.channels * st.blocks * PE_LAGS * sizeof (double);
   bytes[5] = (size_t) st.channels * st.blocks;
-  for (int i = 0; i < 6; i++)
+  bytes[6] = bytes[5];
+  for (int i = 0; i < 7; i++)
     total += (bytes[i] + 63) & ~(size_t) 63;
   mem = bm3d_alloc (job, total);
   if (!mem)
@@ -409,7 +450,7 @@ bm3d_estimate_profile_cpu (const bm3d_image *in, bm3d_job *job,
       bm3d_job_message (job, "out of memory for the noise estimate");
       return BM3D_ERR_OUT_OF_MEMORY;
     }
-  for (int i = 0, o = 0; i < 6; i++)
+  for (int i = 0, o = 0; i < 7; i++)
     {
       part[i] = mem + o;
       o += (int) ((bytes[i] + 63) & ~(size_t) 63);
@@ -421,7 +462,10 @@ bm3d_estimate_profile_cpu (const bm3d_image *in, bm3d_job *job,
   sorted = part[3];
   st.autocov = part[4];
   st.selected = part[5];
+  st.measured = part[6];
+  st.threads = job->threads;
   memset (st.selected, 0, bytes[5]);
+  memset (st.measured, 0, bytes[6]);
   plan_blocks (in->width, in->height, st.x0, st.y0);
 
 #ifdef _OPENMP
@@ -429,6 +473,8 @@ bm3d_estimate_profile_cpu (const bm3d_image *in, bm3d_job *job,
 #endif
   for (int b = 0; b < st.blocks; b++)
     block_residual (in, &st, b);
+  if (autocov_on_gpu (&st, job))
+    memset (st.measured, 1, bytes[6]);
   if (job->tick (job, 0.5))
     {
       bm3d_job_message (job, "cancelled");
