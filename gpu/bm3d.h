@@ -289,8 +289,10 @@ bm3d_status  bm3d_noise_profile_update (bm3d_noise_profile *profile,
 /* Estimate the noise profile of `in` (gray or RGB, alpha ignored) from
  * its low-texture regions, blind: robust to texture, edges and values
  * clipped at 0 or 255.  Reads a bounded sample of the image on the
- * host (params->threads and ->progress; the backend is not used), in a
- * small share of a BM3D run's time.  An image under 32x32 pixels is
+ * host (params->threads and ->progress); its blocks' statistics are
+ * computed on the GPU unless params->backend is the CPU or no device is
+ * usable, the same values either way (report->backend_used says
+ * which), in a small share of a BM3D run's time.  An image under 32x32 pixels is
  * refused (BM3D_ERR_INVALID_SIZE); a constant one gives a profile of
  * tiny white noise.  On success `*profile` is filled (derived fields
  * too), else left untouched.  */

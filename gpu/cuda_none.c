@@ -15,6 +15,15 @@ bm3d_cuda_available (char *why, size_t why_len)
   return 0;
 }
 
+bm3d_status
+bm3d_cuda_block_autocov (const float *residual, int blocks, int channels,
+                         double *autocov, bm3d_job *job)
+{
+  (void) residual, (void) blocks, (void) channels, (void) autocov;
+  (void) job;
+  return BM3D_ERR_BACKEND_UNAVAILABLE;
+}
+
 int
 bm3d_cuda_device_count (void)
 {

@@ -106,6 +106,14 @@ bm3d_status bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job,
 bm3d_status bm3d_estimate_profile_cpu (const bm3d_image *in, bm3d_job *job,
                                        bm3d_noise_profile *profile);
 
+/* noise_profile_cuda.cu (cuda_none.c: BM3D_ERR_BACKEND_UNAVAILABLE):
+ * the residual autocovariance (lags dy 0..7, dx -7..7) of every block
+ * and plane, residual [block][plane][32 * 32] into autocov
+ * [plane][block][120], the host's values bit for bit.  */
+bm3d_status bm3d_cuda_block_autocov (const float *residual, int blocks,
+                                     int channels, double *autocov,
+                                     bm3d_job *job);
+
 #ifdef __cplusplus
 }
 #endif

@@ -56,7 +56,7 @@ sanitizer_test () {
   tail -n 5 "$tmp/sanitizer-$tag.log" | show /dev/stdin
 }
 
-echo "1..30"
+echo "1..31"
 printf '%s\n' "$version" | sed 's/^/# /'
 
 # ---- GPU and CPU agree on photographs (6 tests) ------------------------
@@ -274,6 +274,25 @@ else
   done
   if [ "$real_ok" = 1 ]; then ok "$name"; else not_ok "$name"; fi
 fi
+
+# The profile estimated with the block statistics on the GPU is the
+# CPU's, bit for bit (noise_profile_cuda.cu), on a 12 MP RGB picture.
+name="the noise profile estimated on the GPU is the CPU's, bit for bit"
+base=$tmp/estimate-12mp
+if "$bench" --synth 4000 3000 3 "$base-clean.pfm" \
+   && "$denoise" --add-noise 12 --seed 11 "$base-clean.pfm" "$base-noisy.pfm" \
+   && "$denoise" --backend cpu --mode bm3d-fast --noise camera \
+        --save-noise-profile "$base-cpu.txt" "$base-noisy.pfm" "$base-cpu.pfm" \
+   && "$denoise" --backend cuda --mode bm3d-fast --noise camera --verbose \
+        --save-noise-profile "$base-gpu.txt" "$base-noisy.pfm" "$base-gpu.pfm" \
+        2>"$base-gpu.log" \
+   && cmp "$base-cpu.txt" "$base-gpu.txt"; then
+  ok "$name"
+else
+  not_ok "$name"
+fi
+grep -h "noise profile\|time:" "$base-gpu.log" | sed 's/^/#   /'
+rm -f "$base"-*.pfm
 
 # ---- compute-sanitizer, camera noise (2 tests) ---------------------------
 # The profile estimated from the 67x45 RGB image, both phases.
