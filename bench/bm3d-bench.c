@@ -22,7 +22,8 @@
  * runs.  --noise camera adds rows in camera mode (the noise profile
  * estimated from the noisy image inside the engine's time, then the
  * correlated-noise filter) beside white mode's at the same sigma; its
- * `estim` column is bm3d_estimate_noise_profile alone on that image.  */
+ * `estim` column is bm3d_estimate_noise_profile alone on that image,
+ * with the row's backend.  */
 #include "config.h"
 
 #include <math.h>
@@ -269,10 +270,11 @@ now_seconds (void)
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* The best of --repeat times of bm3d_estimate_noise_profile on `in`, in
- * ms; -1 when it fails.  */
+/* The best of --repeat times of bm3d_estimate_noise_profile on `in` with
+ * `backend` (its block statistics on the GPU unless the CPU), in ms; -1
+ * when it fails.  */
 static double
-estimate_ms (const options *opt, const bm3d_image *in)
+estimate_ms (const options *opt, const bm3d_image *in, bm3d_backend backend)
 {
   bm3d_params params;
   bm3d_noise_profile profile;
@@ -281,6 +283,7 @@ estimate_ms (const options *opt, const bm3d_image *in)
 
   params = opt->mode_options;
   params.threads = opt->threads;
+  params.backend = backend;
   for (int r = 0; r < opt->repeat; r++)
     {
       double t = now_seconds ();
@@ -364,7 +367,7 @@ bench_one (const options *opt, const float *clean, const float *noisy,
   char estim[32] = "-";
 
   if (noise == BM3D_NOISE_PROFILE)
-    snprintf (estim, sizeof estim, "%.2f", estimate_ms (opt, &in));
+    snprintf (estim, sizeof estim, "%.2f", estimate_ms (opt, &in, backend));
   printf ("%-6.2f %5dx%-5d %2d %-5s %-6s %10.2f %10.2f %8s %10.2f %9.1f %9.1f %8.2f %8.2f\n",
           w * (double) h / 1e6, w, h, channels, bm3d_backend_name (backend),
           noise_name (noise),
