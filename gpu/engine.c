@@ -970,7 +970,7 @@ bm3d_estimate_sigma (const bm3d_image *in, const bm3d_params *params,
   report->backend_used = BM3D_BACKEND_CPU;
 
   status = bm3d_estimate_cpu (in, &job, &white);
-  if (status == BM3D_OK && white > 0.0f && in->width >= 32
+  if (status == BM3D_OK && in->width >= 32
       && in->height >= 32)
     {
       /* Photographs: the sigma that suits their noise.  */
