@@ -71,8 +71,11 @@ png_on_warning (png_structp png, png_const_charp message)
   if (strstr (message, "chunk data is too large"))
     png_error (png, message);
   /* Other warnings (odd chunks, sRGB profile quirks) do not stop a
-   * read; a profile left out is said (libpng names the chunk first).  */
-  if (strncmp (message, "iCCP", 4) == 0 && strstr (message, "limit"))
+   * read; a profile left out is said (libpng names the chunk first:
+   * "exceeds application limits" before 1.6.4x, "length exceeds libpng
+   * limit" or "profile too long" after).  */
+  if (strncmp (message, "iCCP", 4) == 0
+      && (strstr (message, "limit") || strstr (message, "too long")))
     ctx->icc_dropped = 1;
 }
 
