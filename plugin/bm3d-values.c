@@ -42,6 +42,12 @@ static const gchar *const backend_labels[] =
   N_("CUDA (NVIDIA GPU)")
 };
 
+static const gchar *const noise_labels[] =
+{
+  N_("White noise (sigma)"),
+  N_("Camera noise (estimated from the photo)")
+};
+
 const gchar *
 bm3d_values_mode_label (gint32 mode)
 {
@@ -58,6 +64,14 @@ bm3d_values_backend_label (gint32 backend)
   return _(backend_labels[backend]);
 }
 
+const gchar *
+bm3d_values_noise_label (gint32 noise)
+{
+  if (noise != BM3D_VALUES_NOISE_WHITE && noise != BM3D_VALUES_NOISE_CAMERA)
+    return "?";
+  return _(noise_labels[noise]);
+}
+
 void
 bm3d_values_set_defaults (Bm3dValues *vals)
 {
@@ -67,6 +81,9 @@ bm3d_values_set_defaults (Bm3dValues *vals)
   vals->mode = BM3D_VALUES_MODE_DEFAULT;
   vals->backend = BM3D_VALUES_BACKEND_DEFAULT;
   vals->fast_preview = TRUE;
+  vals->noise = BM3D_VALUES_NOISE_DEFAULT;
+  vals->strength = BM3D_VALUES_STRENGTH_DEFAULT;
+  vals->chroma_strength = BM3D_VALUES_STRENGTH_DEFAULT;
   /* The expert options stay 0: the published defaults.  */
 }
 
@@ -74,6 +91,14 @@ static gboolean
 power_of_two (gint v)
 {
   return v > 0 && (v & (v - 1)) == 0;
+}
+
+static gboolean
+strength_ok (gfloat strength)
+{
+  return isfinite (strength)
+         && strength >= BM3D_VALUES_STRENGTH_MIN
+         && strength <= BM3D_VALUES_STRENGTH_MAX;
 }
 
 /* NULL when `vals` can be run, else a message naming the bad parameter
@@ -99,7 +124,22 @@ bm3d_values_check (const Bm3dValues *vals)
     return g_strdup_printf (_("backend must be 0 (automatic), 1 (CPU) or "
                               "2 (CUDA); got %d"), vals->backend);
 
-  if ((vals->fast_preview != 0 && vals->fast_preview != 1)
+  if (! strength_ok (vals->strength))
+    return g_strdup_printf (_("strength must be a number from 0.25 to 4 "
+                              "(the multiple of the estimated camera "
+                              "noise to remove); got %g"),
+                            (double) vals->strength);
+
+  if (! strength_ok (vals->chroma_strength))
+    return g_strdup_printf (_("chroma-strength must be a number from 0.25 "
+                              "to 4 (the multiple of the estimated colour "
+                              "noise to remove, on top of strength); "
+                              "got %g"), (double) vals->chroma_strength);
+
+  if ((vals->noise != BM3D_VALUES_NOISE_WHITE
+       && vals->noise != BM3D_VALUES_NOISE_CAMERA)
+      || vals->reserved != 0
+      || (vals->fast_preview != 0 && vals->fast_preview != 1)
       || (vals->search != 0
           && (vals->search < BM3D_VALUES_SEARCH_MIN
               || vals->search > BM3D_VALUES_SEARCH_MAX

@@ -36,6 +36,16 @@
 #define BM3D_VALUES_BACKEND_MAX     2      /* BM3D_BACKEND_CUDA           */
 #define BM3D_VALUES_BACKEND_DEFAULT 0
 
+/* The noise model: white noise of one sigma, or camera noise (a noise
+ * profile estimated from the photo, bm3d_noise_profile), scaled by a
+ * strength and, on the colour planes, a chroma strength.  */
+#define BM3D_VALUES_NOISE_WHITE     0
+#define BM3D_VALUES_NOISE_CAMERA    1
+#define BM3D_VALUES_NOISE_DEFAULT   BM3D_VALUES_NOISE_CAMERA
+#define BM3D_VALUES_STRENGTH_MIN    0.25   /* BM3D_STRENGTH_MIN           */
+#define BM3D_VALUES_STRENGTH_MAX    4.0    /* BM3D_STRENGTH_MAX           */
+#define BM3D_VALUES_STRENGTH_DEFAULT 1.0
+
 /* The expert options of the BM3D modes (bm3d_bm3d_options): 0 is the
  * published default, which follows sigma.  */
 #define BM3D_VALUES_SEARCH_MIN      9      /* odd                         */
@@ -49,10 +59,11 @@
 
 /* Bump when the layout or meaning of Bm3dValues changes: values saved
  * by another version are then ignored instead of misread.  Version 1
- * (24 bytes) had no expert options.  */
-#define BM3D_VALUES_VERSION  2
+ * (24 bytes) had no expert options, version 2 (48 bytes) no noise
+ * model.  */
+#define BM3D_VALUES_VERSION  3
 
-/* Saved between runs with gimp_set_data () as raw bytes: 48, every
+/* Saved between runs with gimp_set_data () as raw bytes: 64, every
  * field at a multiple of its own size, so there is no implicit padding
  * and the bytes mean the same to every build on one machine.  */
 typedef struct
@@ -68,21 +79,28 @@ typedef struct
   gint32   step;
   gfloat   lambda_3d;
   gfloat   chroma_scale;
+  gint32   noise;             /* BM3D_VALUES_NOISE_WHITE or _CAMERA    */
+  gfloat   strength;          /* camera noise: the profile's multiplier */
+  gfloat   chroma_strength;   /* ... and the colour planes' on top     */
+  gint32   reserved;          /* 0; keeps the size a multiple of 8     */
 } Bm3dValues;
 
-G_STATIC_ASSERT (sizeof (Bm3dValues) == 48);
+G_STATIC_ASSERT (sizeof (Bm3dValues) == 64);
 G_STATIC_ASSERT (G_STRUCT_OFFSET (Bm3dValues, sigma) == 16);
 G_STATIC_ASSERT (G_STRUCT_OFFSET (Bm3dValues, search) == 24);
 G_STATIC_ASSERT (G_STRUCT_OFFSET (Bm3dValues, chroma_scale) == 44);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (Bm3dValues, noise) == 48);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (Bm3dValues, chroma_strength) == 56);
 
-/* Defaults, and NULL when `vals` can be run, else a newly allocated
- * message naming the bad parameter and its allowed range
- * (bm3d-values.c).  */
+/* Defaults (camera noise, as the dialog first opens), and NULL when
+ * `vals` can be run, else a newly allocated message naming the bad
+ * parameter and its allowed range (bm3d-values.c).  */
 void         bm3d_values_set_defaults  (Bm3dValues *vals);
 gchar       *bm3d_values_check         (const Bm3dValues *vals);
 
 /* Translated names of the choices, for the dialog and messages.  */
 const gchar *bm3d_values_mode_label    (gint32 mode);
 const gchar *bm3d_values_backend_label (gint32 backend);
+const gchar *bm3d_values_noise_label   (gint32 noise);
 
 #endif /* BM3D_VALUES_H */

@@ -78,12 +78,13 @@ for entry in "${accepted[@]}"; do
 done
 
 # Saved values (tests/gimp-lib.sh): mode 1, backend 1 (CPU), sigma 10;
-# one byte short; a later version; the version 1 layout; sigma 300; an
-# even search window.
+# one byte short; a later version; the version 1 and 2 layouts; sigma
+# 300; an even search window.
 saved_10=$(saved_values 10 1 1)
 short_10=$(saved_values 10 1 1 | sed 's/ 0)$/)/')
-foreign_10=$(saved_values 10 1 1 1 0 0 0 0 0 0 3)
+foreign_10=$(saved_values 10 1 1 1 0 0 0 0 0 0 4)
 old_10=$(saved_values_v1 10 1 1)
+old2_10=$(saved_values_v2 10 1 1)
 bad_sigma=$(saved_values 300 1 1)
 bad_search=$(saved_values 10 1 1 1 20)
 rgb=$work/noisy-rgb.png
@@ -108,6 +109,8 @@ exprs+=(
   "$(denoise RUN-WITH-LAST-VALS 99.0 7 7 last-old)"
   "(t-set-last-values $bad_search)"
   "$(denoise RUN-WITH-LAST-VALS 99.0 7 7 last-bad-search)"
+  "(t-set-last-values $old2_10)"
+  "$(denoise RUN-WITH-LAST-VALS 99.0 7 7 last-old2)"
 )
 
 log=$work/gimp.log
@@ -199,7 +202,7 @@ fi
 
 # Last values.  The batch commands after the t-try ones, in order.
 first=$(( ${#refusals[@]} + ${#odd_sigmas[@]} + ${#maybe[@]} + ${#accepted[@]} ))
-for j in $(seq 1 16); do
+for j in $(seq 1 18); do
   check "run-mode batch command $j succeeded" is_ok "$log" $((first + j))
 done
 check "WITH_LAST_VALS with nothing saved uses the defaults (25, BM3D, auto)" \
@@ -218,6 +221,8 @@ check "values saved in the version 1 layout are ignored (defaults used)" \
   cmp "$work/last-old.raw" "$work/defaults.raw"
 check "saved expert options out of range are ignored (defaults used)" \
   cmp "$work/last-bad-search.raw" "$work/defaults.raw"
+check "values saved in the version 2 layout are ignored (defaults used)" \
+  cmp "$work/last-old2.raw" "$work/defaults.raw"
 
 if test $tap_failed -gt 0; then
   sed 's/^/# gimp: /' "$log"

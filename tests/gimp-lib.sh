@@ -201,21 +201,33 @@ channels_of ()
 }
 
 # saved_values SIGMA MODE BACKEND [FAST SEARCH GROUP1 GROUP2 STEP LAMBDA
-# CHROMA [VERSION]]: the bytes gimp_set_data stores for Bm3dValues
-# (plugin/bm3d-values.h, 48 bytes, version 2), as a Script-Fu vector
-# for t-set-last-values.  Little-endian: the test machines are x86-64 or
+# CHROMA [VERSION [NOISE STRENGTH CHROMA-STRENGTH]]]: the bytes
+# gimp_set_data stores for Bm3dValues (plugin/bm3d-values.h, 64 bytes,
+# version 3; noise 0 is white, 1 camera), as a Script-Fu vector for
+# t-set-last-values.  Little-endian: the test machines are x86-64 or
 # arm64.
 saved_values ()
 {
-  perl -e 'my ($s, $m, $b, $f, $se, $g1, $g2, $st, $l, $c, $v) = @ARGV;
+  perl -e 'my ($s, $m, $b, $f, $se, $g1, $g2, $st, $l, $c, $v, $n, $k,
+               $kc) = @ARGV;
            print "#(", join (" ", unpack ("C*",
-             pack ("L< l< l< l< d< l< l< l< l< f< f<", $v // 2, $m, $b,
-                   $f // 1, $s, $se // 0, $g1 // 0, $g2 // 0, $st // 0,
-                   $l // 0, $c // 0))), ")"' -- "$@"
+             pack ("L< l< l< l< d< l< l< l< l< f< f< l< f< f< l<", $v // 3,
+                   $m, $b, $f // 1, $s, $se // 0, $g1 // 0, $g2 // 0,
+                   $st // 0, $l // 0, $c // 0, $n // 0, $k // 1, $kc // 1,
+                   0))), ")"' -- "$@"
+}
+
+# The version 2 layout (48 bytes: no noise model), which version 3 must
+# ignore: SIGMA MODE BACKEND.
+saved_values_v2 ()
+{
+  perl -e 'print "#(", join (" ", unpack ("C*",
+             pack ("L< l< l< l< d< l< l< l< l< f< f<", 2, $ARGV[1],
+                   $ARGV[2], 1, $ARGV[0], 0, 0, 0, 0, 0, 0))), ")"' -- "$@"
 }
 
 # The version 1 layout (24 bytes: version, mode, backend, reserved,
-# sigma), which version 2 must ignore.
+# sigma), which version 3 must ignore.
 saved_values_v1 ()
 {
   perl -e 'print "#(", join (" ", unpack ("C*",
