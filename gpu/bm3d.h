@@ -207,7 +207,8 @@ typedef struct
    * colour channels), or NULL to have bm3d_denoise () estimate it from
    * `in` first, as bm3d_estimate_noise_profile () would.  Modes nlm and
    * isoline, which have no transform, filter white noise of the
-   * profile's sigma_white.  A photograph's processed noise (`in` shows
+   * profile's sigma_white (at most 30, as --sigma auto gives, times the
+   * strength).  A photograph's processed noise (`in` shows
    * next to none at the finest scale and the profile is coarse: a third
    * and more of its luma power below 0.25 cycles/pixel) is filtered at
    * 3 times the profile's levels, since the estimate measures the

@@ -806,13 +806,20 @@ job_noise (bm3d_job *job)
   if (params->noise == BM3D_NOISE_PROFILE)
     {
       float k = params->strength > 0.0f ? params->strength : 1.0f;
+      float measured = bm3d_job_noise_profile (job)->sigma_white
+                       * job->photo_gain;
 
-      job->white_sigma = bm3d_job_noise_profile (job)->sigma_white * k
-                         * job->photo_gain;
-      if (job->white_sigma > BM3D_SIGMA_MAX)
-        job->white_sigma = BM3D_SIGMA_MAX;
       job->noise_profile = params->mode == BM3D_MODE_BM3D
                            || params->mode == BM3D_MODE_BM3D_FAST;
+      /* Modes without a transform filter white noise of this sigma
+       * alone: capped as --sigma auto caps it (photo_sigma ()), since
+       * more is texture the profile took for noise.  The strength then
+       * scales what is left, as it scales the profile.  */
+      if (! job->noise_profile && measured > PHOTO_SIGMA_MAX)
+        measured = PHOTO_SIGMA_MAX;
+      job->white_sigma = measured * k;
+      if (job->white_sigma > BM3D_SIGMA_MAX)
+        job->white_sigma = BM3D_SIGMA_MAX;
     }
   for (int c = 0; c < job->channels; c++)
     job->sigma[c] = job->white_sigma

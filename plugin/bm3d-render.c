@@ -125,6 +125,16 @@ bm3d_values_to_params (const Bm3dValues *vals,
   params->bm3d.step = vals->step;
   params->bm3d.lambda_3d = vals->lambda_3d;
   params->bm3d.chroma_scale = vals->chroma_scale;
+  /* Camera noise: the caller sets params->profile to the profile it
+   * estimated on the selection's sample (bm3d_render_estimate_profile),
+   * so that the preview and every strip of the final run filter the
+   * same noise; left NULL the engine would estimate on each area.  */
+  if (vals->noise == BM3D_VALUES_NOISE_CAMERA)
+    {
+      params->noise = BM3D_NOISE_PROFILE;
+      params->strength = vals->strength;
+      params->chroma_strength = vals->chroma_strength;
+    }
 }
 
 /* ---- where to read --------------------------------------------------- */
@@ -450,6 +460,42 @@ bm3d_render_estimate (const Bm3dPixels  *sample,
     {
       g_set_error (error, BM3D_RENDER_ERROR, status,
                    _("The noise level could not be estimated: %s"),
+                   report->message[0] ? report->message
+                                      : bm3d_status_string (status));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+bm3d_render_estimate_profile (const Bm3dPixels   *sample,
+                              const bm3d_params  *params,
+                              bm3d_noise_profile *profile,
+                              bm3d_report        *report,
+                              bm3d_status        *status_out,
+                              GError            **error)
+{
+  bm3d_image  in = image_view (sample, &sample->rect);
+  bm3d_status status;
+
+  g_return_val_if_fail (sample->scale == 255.0f, FALSE);
+
+  status = bm3d_estimate_noise_profile (&in, params, profile, report);
+  if (status_out)
+    *status_out = status;
+  if (status == BM3D_ERR_INVALID_SIZE)
+    {
+      g_set_error (error, BM3D_RENDER_ERROR, status,
+                   _("The camera noise cannot be estimated on a %d × %d "
+                     "selection (32 × 32 pixels at least); select a larger "
+                     "area or choose white noise"),
+                   sample->rect.width, sample->rect.height);
+      return FALSE;
+    }
+  if (status != BM3D_OK)
+    {
+      g_set_error (error, BM3D_RENDER_ERROR, status,
+                   _("The camera noise could not be estimated: %s"),
                    report->message[0] ? report->message
                                       : bm3d_status_string (status));
       return FALSE;

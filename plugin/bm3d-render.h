@@ -58,9 +58,10 @@ typedef struct
   gfloat        *data;
 } Bm3dPixels;
 
-/* The largest side of the sample that sigma 0 and the Estimate button
- * estimate the noise on: the middle of the selection, so that a huge
- * selection costs no more than this.  */
+/* The largest side of the sample that sigma 0, camera noise and the
+ * Estimate button measure the noise on: the middle of the selection, so
+ * that a huge selection costs no more than this, and the dialog and the
+ * final run measure the same pixels.  */
 #define BM3D_ESTIMATE_SIDE  1024
 
 /* The layout of `drawable`.  `clipped` is judged only when
@@ -70,9 +71,11 @@ void         bm3d_layout_for          (Bm3dDrawable         drawable,
                                        gboolean             for_nlm,
                                        Bm3dLayout          *layout);
 
-/* The engine's parameters for `vals` (sigma, mode, backend, the BM3D
- * expert options) on pixels of `layout` (whether their noise was
- * clipped).  */
+/* The engine's parameters for `vals` (noise model, sigma, mode,
+ * backend, the BM3D expert options) on pixels of `layout` (whether
+ * their noise was clipped).  For camera noise params->profile is left
+ * NULL: the caller points it at the profile estimated on the
+ * selection's sample.  */
 void         bm3d_values_to_params    (const Bm3dValues    *vals,
                                        const Bm3dLayout    *layout,
                                        bm3d_params         *params);
@@ -131,6 +134,16 @@ gboolean     bm3d_render_estimate     (const Bm3dPixels    *sample,
                                        bm3d_report         *report,
                                        bm3d_status         *status,
                                        GError             **error);
+
+/* Estimates the camera noise profile of `sample` (engine scale), as
+ * bm3d_estimate_noise_profile () does; a sample under 32 x 32 pixels is
+ * refused with a message saying so.  */
+gboolean     bm3d_render_estimate_profile (const Bm3dPixels   *sample,
+                                           const bm3d_params  *params,
+                                           bm3d_noise_profile *profile,
+                                           bm3d_report        *report,
+                                           bm3d_status        *status,
+                                           GError            **error);
 
 /* `rect` of `pixels` (GEGL's scale) in the layout's 8-bit format, as
  * gimp_preview_draw_buffer () takes it: rect->width * channels bytes a
