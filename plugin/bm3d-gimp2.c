@@ -1,5 +1,6 @@
-/* BM3D Denoise for GIMP — the plug-in-bm3d-denoise procedure for GIMP
- * 2.10 (libgimp-2.0): registration, arguments, last values, run.
+/* BM3D Denoise for GIMP — the procedures plug-in-bm3d-denoise and
+ * plug-in-bm3d-denoise-camera for GIMP 2.10 (libgimp-2.0):
+ * registration, arguments, last values, run.
  *
  * Copyright (C) 2026 The BM3D Denoise for GIMP authors
  *
@@ -32,6 +33,7 @@
 #include "bm3d-dialog.h"
 
 static void      query            (void);
+static void      query_camera     (void);
 static void      run              (const gchar       *name,
                                    gint               nparams,
                                    const GimpParam   *param,
@@ -49,6 +51,70 @@ const GimpPlugInInfo PLUG_IN_INFO =
 
 MAIN ()
 
+
+#define CAMERA_NPARAMS  7
+
+/* plug-in-bm3d-denoise-camera: a photograph's noise is not white
+ * (demosaicing, the camera's own noise reduction and JPEG make it
+ * coarse, its colour noise comes in blotches).  This procedure
+ * measures it on the photo as a noise profile (gpu/bm3d.h) and
+ * filters exactly that, so a script needs no sigma.  */
+static void
+query_camera (void)
+{
+  static const GimpParamDef args[] =
+  {
+    { GIMP_PDB_INT32,    "run-mode",        "The run mode { RUN-INTERACTIVE "
+                                            "(0), RUN-NONINTERACTIVE (1), "
+                                            "RUN-WITH-LAST-VALS (2) }" },
+    { GIMP_PDB_IMAGE,    "image",           "Input image" },
+    { GIMP_PDB_DRAWABLE, "drawable",        "Layer, layer mask or channel "
+                                            "to denoise (RGB or grayscale)" },
+    { GIMP_PDB_FLOAT,    "strength",        "Multiple of the camera noise "
+                                            "estimated on the selection (its "
+                                            "middle, at most 1024 x 1024 "
+                                            "pixels) to remove "
+                                            "(0.25 <= strength <= 4; 1: as "
+                                            "measured)" },
+    { GIMP_PDB_FLOAT,    "chroma-strength", "Multiple for the colour noise, "
+                                            "on top of strength "
+                                            "(0.25 <= chroma-strength <= 4; "
+                                            "1: as measured)" },
+    { GIMP_PDB_INT32,    "mode",            "Method { BM3D, two phases, "
+                                            "CBM3D for colour (0), BM3D "
+                                            "first phase only (1), non-local "
+                                            "means (2), isoline (3) }; modes "
+                                            "2 and 3 filter the white noise "
+                                            "that best stands for the "
+                                            "profile" },
+    { GIMP_PDB_INT32,    "backend",         "Where to compute { automatic: "
+                                            "CUDA GPU when usable, else CPU "
+                                            "(0), CPU (1), CUDA (2) }" }
+  };
+
+  gimp_install_procedure (PLUG_IN_CAMERA_PROC,
+                          N_("Remove camera noise, measured on the photo, "
+                             "with BM3D"),
+                          N_("Removes the noise of a photograph without "
+                             "asking for its level: the noise is measured "
+                             "on the image (the middle of the selection) "
+                             "as a noise profile, coarse grain and colour "
+                             "blotches included, and BM3D removes exactly "
+                             "that.  Strength 1 removes the noise "
+                             "measured; lower keeps more grain and detail, "
+                             "higher smooths more.  Chroma strength does "
+                             "the same for the colour noise alone.  Mode "
+                             "and backend are those of "
+                             "plug-in-bm3d-denoise."),
+                          "The BM3D Denoise for GIMP authors",
+                          "The BM3D Denoise for GIMP authors",
+                          "2026",
+                          NULL,
+                          "RGB*, GRAY*",
+                          GIMP_PLUGIN,
+                          G_N_ELEMENTS (args), 0,
+                          args, NULL);
+}
 
 static void
 query (void)
@@ -107,13 +173,15 @@ query (void)
                           args, NULL);
 
   gimp_plugin_menu_register (PLUG_IN_PROC, "<Image>/Filters/Enhance");
+
+  query_camera ();
 }
 
 /* ---- parameters ------------------------------------------------------ */
 
 /* Values saved by another version, or damaged, are never misread: the
- * defaults are used instead.  */
-static void
+ * defaults are used instead, and FALSE says so.  */
+static gboolean
 values_load_last (Bm3dValues *vals)
 {
   Bm3dValues saved;
@@ -122,19 +190,20 @@ values_load_last (Bm3dValues *vals)
   bm3d_values_set_defaults (vals);
 
   if (gimp_get_data_size (PLUG_IN_PROC) != sizeof saved)
-    return;
+    return FALSE;
   if (! gimp_get_data (PLUG_IN_PROC, &saved))
-    return;
+    return FALSE;
   if (saved.version != BM3D_VALUES_VERSION)
-    return;
+    return FALSE;
 
   problem = bm3d_values_check (&saved);
   if (problem)
     {
       g_free (problem);
-      return;
+      return FALSE;
     }
   *vals = saved;
+  return TRUE;
 }
 
 /* ---- run ------------------------------------------------------------- */
@@ -155,6 +224,112 @@ set_error_return (GimpParam         *values,
   values[1].type = GIMP_PDB_STRING;
   values[1].data.d_string = kept;
   *nreturn_vals = 2;
+}
+
+/* The arguments of plug-in-bm3d-denoise into `vals`: white noise, as
+ * it always was.  With nothing saved, RUN-WITH-LAST-VALS keeps its old
+ * meaning (sigma 25, BM3D, automatic); the dialog opens on the
+ * defaults, camera noise.  FALSE after setting the return values.  */
+static gboolean
+read_white_arguments (gint              nparams,
+                      const GimpParam  *param,
+                      Bm3dValues       *vals,
+                      GimpParam        *values,
+                      gint             *nreturn_vals)
+{
+  gchar *problem;
+
+  switch (param[0].data.d_int32)
+    {
+    case GIMP_RUN_NONINTERACTIVE:
+      if (nparams != 6)
+        {
+          set_error_return (values, nreturn_vals, GIMP_PDB_CALLING_ERROR,
+                            _("plug-in-bm3d-denoise takes 6 arguments: "
+                              "run-mode, image, drawable, sigma, mode, "
+                              "backend"));
+          return FALSE;
+        }
+      bm3d_values_set_defaults (vals);
+      vals->noise = BM3D_VALUES_NOISE_WHITE;
+      vals->sigma = param[3].data.d_float;
+      vals->mode = param[4].data.d_int32;
+      vals->backend = param[5].data.d_int32;
+      problem = bm3d_values_check (vals);
+      if (problem)
+        {
+          set_error_return (values, nreturn_vals, GIMP_PDB_CALLING_ERROR,
+                            problem);
+          g_free (problem);
+          return FALSE;
+        }
+      return TRUE;
+
+    case GIMP_RUN_INTERACTIVE:
+      values_load_last (vals);
+      return TRUE;
+
+    case GIMP_RUN_WITH_LAST_VALS:
+      if (! values_load_last (vals))
+        vals->noise = BM3D_VALUES_NOISE_WHITE;
+      return TRUE;
+
+    default:
+      values[0].data.d_status = GIMP_PDB_CALLING_ERROR;
+      return FALSE;
+    }
+}
+
+/* The arguments of plug-in-bm3d-denoise-camera into `vals`.
+ * Interactive and last-values runs share plug-in-bm3d-denoise's values
+ * and dialog, with camera noise chosen.  */
+static gboolean
+read_camera_arguments (gint              nparams,
+                       const GimpParam  *param,
+                       Bm3dValues       *vals,
+                       GimpParam        *values,
+                       gint             *nreturn_vals)
+{
+  gchar *problem;
+
+  switch (param[0].data.d_int32)
+    {
+    case GIMP_RUN_NONINTERACTIVE:
+      if (nparams != CAMERA_NPARAMS)
+        {
+          set_error_return (values, nreturn_vals, GIMP_PDB_CALLING_ERROR,
+                            _("plug-in-bm3d-denoise-camera takes 7 "
+                              "arguments: run-mode, image, drawable, "
+                              "strength, chroma-strength, mode, "
+                              "backend"));
+          return FALSE;
+        }
+      bm3d_values_set_defaults (vals);
+      vals->noise = BM3D_VALUES_NOISE_CAMERA;
+      vals->strength = param[3].data.d_float;
+      vals->chroma_strength = param[4].data.d_float;
+      vals->mode = param[5].data.d_int32;
+      vals->backend = param[6].data.d_int32;
+      problem = bm3d_values_check (vals);
+      if (problem)
+        {
+          set_error_return (values, nreturn_vals, GIMP_PDB_CALLING_ERROR,
+                            problem);
+          g_free (problem);
+          return FALSE;
+        }
+      return TRUE;
+
+    case GIMP_RUN_INTERACTIVE:
+    case GIMP_RUN_WITH_LAST_VALS:
+      values_load_last (vals);
+      vals->noise = BM3D_VALUES_NOISE_CAMERA;
+      return TRUE;
+
+    default:
+      values[0].data.d_status = GIMP_PDB_CALLING_ERROR;
+      return FALSE;
+    }
 }
 
 static void
@@ -185,40 +360,10 @@ run (const gchar      *name,
   run_mode = param[0].data.d_int32;
   drawable_id = nparams >= 3 ? param[2].data.d_drawable : -1;
 
-  switch (run_mode)
-    {
-    case GIMP_RUN_NONINTERACTIVE:
-      if (nparams != 6)
-        {
-          set_error_return (values, nreturn_vals, GIMP_PDB_CALLING_ERROR,
-                            _("plug-in-bm3d-denoise takes 6 arguments: "
-                              "run-mode, image, drawable, sigma, mode, "
-                              "backend"));
-          return;
-        }
-      bm3d_values_set_defaults (&vals);
-      vals.sigma = param[3].data.d_float;
-      vals.mode = param[4].data.d_int32;
-      vals.backend = param[5].data.d_int32;
-      problem = bm3d_values_check (&vals);
-      if (problem)
-        {
-          set_error_return (values, nreturn_vals, GIMP_PDB_CALLING_ERROR,
-                            problem);
-          g_free (problem);
-          return;
-        }
-      break;
-
-    case GIMP_RUN_INTERACTIVE:
-    case GIMP_RUN_WITH_LAST_VALS:
-      values_load_last (&vals);
-      break;
-
-    default:
-      values[0].data.d_status = GIMP_PDB_CALLING_ERROR;
-      return;
-    }
+  if (strcmp (name, PLUG_IN_CAMERA_PROC) == 0
+      ? ! read_camera_arguments (nparams, param, &vals, values, nreturn_vals)
+      : ! read_white_arguments (nparams, param, &vals, values, nreturn_vals))
+    return;
 
   if (! bm3d_run_check_drawable (drawable_id, &error))
     {

@@ -162,6 +162,42 @@ estimate_sigma (GeglBuffer          *source,
   return TRUE;
 }
 
+/* Camera noise: the profile of the middle of `area`, the same sample
+ * sigma 0 reads and the dialog's Estimate button measures, so that one
+ * profile serves every strip and the preview showed what this run
+ * does.  */
+static gboolean
+estimate_profile (GeglBuffer          *source,
+                  const Bm3dLayout    *layout,
+                  const GeglRectangle *area,
+                  bm3d_params         *params,
+                  bm3d_noise_profile  *profile,
+                  GError             **error)
+{
+  GeglRectangle  sample_rect;
+  Bm3dPixels    *sample;
+  bm3d_report    report;
+  gfloat         luma, chroma;
+  gboolean       ok;
+
+  bm3d_estimate_rect (area, &sample_rect);
+  sample = bm3d_pixels_read (source, layout, &sample_rect, error);
+  if (! sample)
+    return FALSE;
+  ok = bm3d_render_estimate_profile (sample, params, profile, &report, NULL,
+                                     error);
+  bm3d_pixels_unref (sample);
+  if (! ok)
+    return FALSE;
+
+  params->profile = profile;
+  bm3d_noise_profile_levels (profile, &luma, &chroma);
+  g_printerr ("%s: estimated camera noise: luma %.4g, chroma %.4g (white "
+              "sigma %.4g)\n", PLUG_IN_BINARY, (double) luma, (double) chroma,
+              (double) profile->sigma_white);
+  return TRUE;
+}
+
 /* The final run: `area` in strips of strip_rows () rows, each read with
  * the context the engine needs around it (bm3d_context_for), so memory
  * stays at about
@@ -246,6 +282,7 @@ bm3d_run_denoise (Bm3dDrawable       drawable,
   GeglRectangle  area;
   GeglBuffer    *source;
   bm3d_params    params;
+  bm3d_noise_profile profile;
   gboolean       ok = TRUE;
 
   if (! gimp_drawable_mask_intersect (drawable, &area.x, &area.y,
@@ -256,7 +293,9 @@ bm3d_run_denoise (Bm3dDrawable       drawable,
   bm3d_values_to_params (vals, &layout, &params);
   source = gimp_drawable_get_buffer (drawable);
 
-  if (vals->sigma == 0.0)
+  if (vals->noise == BM3D_VALUES_NOISE_CAMERA)
+    ok = estimate_profile (source, &layout, &area, &params, &profile, error);
+  else if (vals->sigma == 0.0)
     ok = estimate_sigma (source, &layout, &area, &params, error);
   if (ok)
     ok = denoise_in_strips (drawable, source, &layout, &area, &params,

@@ -1,6 +1,6 @@
 /* BM3D Denoise for GIMP — the final run, shared by both front ends:
- * checks on the drawable, the estimate for sigma 0, the strips through
- * the engine into the shadow buffer, one undo step.
+ * checks on the drawable, the estimates (sigma 0, camera noise), the
+ * strips through the engine into the shadow buffer, one undo step.
  *
  * Copyright (C) 2026 The BM3D Denoise for GIMP authors
  *
@@ -35,7 +35,9 @@ gboolean     bm3d_run_check_drawable  (Bm3dDrawable       drawable,
                                        GError           **error);
 
 /* Denoises the selected part of `drawable` (its bounds; GIMP blends
- * through the mask) with `vals`, estimating sigma first when it is 0.
+ * through the mask) with `vals`: for camera noise the profile is
+ * measured once, on the middle of the selection, and every strip
+ * filters it; for white noise sigma 0 is estimated first.
  * One undo step; after any error the drawable is as it was.  */
 gboolean     bm3d_run_denoise         (Bm3dDrawable       drawable,
                                        const Bm3dValues  *vals,

@@ -23,6 +23,8 @@
 #define PLUG_IN_PROC    "plug-in-bm3d-denoise"
 #define PLUG_IN_BINARY  "bm3d-denoise-gimp"
 #define PLUG_IN_ROLE    "gimp-bm3d-denoise"
+/* The camera-noise procedure, registered by the same executable.  */
+#define PLUG_IN_CAMERA_PROC  "plug-in-bm3d-denoise-camera"
 
 /* Each parameter's range and default sit together, so the PDB
  * description, the validation and the dialog cannot disagree.  */
