@@ -116,3 +116,33 @@
     (t-dump-drawable image mask mask-after)
     (t-dump-drawable image layer layer-after)
     (gimp-image-delete image)))
+
+; plug-in-bm3d-denoise-camera, as t-denoise does plug-in-bm3d-denoise.
+(define (t-denoise-camera in prep selection run-mode strength chroma-strength
+                          mode backend before after)
+  (let ((image (t-load in)))
+    (t-prepare image prep)
+    (t-select image selection)
+    (if before (t-dump image before))
+    (plug-in-bm3d-denoise-camera run-mode image (t-drawable image)
+                                 strength chroma-strength mode backend)
+    (t-dump image after)
+    (gimp-image-delete image)))
+
+; plug-in-bm3d-denoise-camera, as t-try does plug-in-bm3d-denoise.
+(define (t-try-camera in prep selection strength chroma-strength mode backend
+                      before after)
+  (let ((image (t-load in))
+        (refused #f))
+    (t-prepare image prep)
+    (t-select image selection)
+    (t-dump image before)
+    (set! refused
+          (catch #t
+                 (plug-in-bm3d-denoise-camera RUN-NONINTERACTIVE image
+                                              (t-drawable image) strength
+                                              chroma-strength mode backend)
+                 #f))
+    (t-dump image after)
+    (gimp-image-delete image)
+    (gimp-message (if refused "t-outcome: refused" "t-outcome: accepted"))))

@@ -17,12 +17,22 @@
  *   gimp-pixels same-alpha BEFORE.png AFTER.png
  *   gimp-pixels same-outside BEFORE.raw AFTER.raw GEOMETRY X Y W H
  *   gimp-pixels tile-matches TILE RESULT.raw|RESULT.png GEOMETRY [LEVELS]
+ *   gimp-pixels camera-noise CLEAN.png NOISY.png SEED
+ *   gimp-pixels within A B LEVELS [GEOMETRY]
  *
  * tile-matches reads a preview tile the dialog wrote (BM3D_DIALOG_TILE:
  * a "BM3D-TILE x=.. y=.. width=.. height=.. channels=.." line, then
  * 8-bit pixels) and checks that the 8-bit RESULT (a raw dump, or a PNG
  * such as a screenshot, whose GEOMETRY is then ignored) holds the same
  * pixels there, each sample within LEVELS (default 1).
+ *
+ * camera-noise adds noise shaped like a photograph's to an 8-bit RGB
+ * image: a luma component spread over 3 x 3 pixels, the same in R, G
+ * and B, plus a colour component per channel spread over 5 x 5 (the
+ * coarse blotches of demosaiced chroma noise), clipped to 8 bits.
+ *
+ * within checks that two 8-bit images (PNG or raw dumps) hold the same
+ * samples, alpha included, each within LEVELS.
  *
  * GEOMETRY is WIDTHxHEIGHTxCHANNELSxTYPE, TYPE one of u8, u16, f32 (the
  * machine's byte order, as GIMP's raw export writes it), e.g. 96x64x4xf32.
@@ -462,12 +472,132 @@ cmd_tile_matches (int argc, char **argv)
   return over == 0 ? 0 : 1;
 }
 
+/* Deterministic standard normal numbers (xorshift and Box-Muller), the
+ * same on every machine.  */
+static double
+normal (unsigned long long *state)
+{
+  double u1, u2;
+
+  do
+    {
+      *state ^= *state << 13;
+      *state ^= *state >> 7;
+      *state ^= *state << 17;
+      u1 = (double) (*state >> 11) / 9007199254740992.0;
+    }
+  while (u1 <= 0.0);
+  *state ^= *state << 13;
+  *state ^= *state >> 7;
+  *state ^= *state << 17;
+  u2 = (double) (*state >> 11) / 9007199254740992.0;
+  return sqrt (-2.0 * log (u1)) * cos (6.283185307179586 * u2);
+}
+
+/* White noise of unit deviation averaged over a `side` x `side` box
+ * (binomial weights for side 3), scaled back to unit deviation.  */
+static double *
+spread_noise (int width, int height, int side, unsigned long long *state)
+{
+  static const double binomial[3] = { 0.25, 0.5, 0.25 };
+  int     r = side / 2, pw = width + 2 * r, ph = height + 2 * r;
+  double *white = xmalloc (sizeof *white * pw * ph);
+  double *out = xmalloc (sizeof *out * width * height);
+  double  norm = 0.0;
+
+  for (int i = 0; i < pw * ph; i++)
+    white[i] = normal (state);
+  for (int dy = -r; dy <= r; dy++)
+    for (int dx = -r; dx <= r; dx++)
+      {
+        double w = side == 3 ? binomial[dy + 1] * binomial[dx + 1] : 1.0;
+
+        norm += w * w;
+      }
+  norm = sqrt (norm);
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++)
+      {
+        double sum = 0.0;
+
+        for (int dy = -r; dy <= r; dy++)
+          for (int dx = -r; dx <= r; dx++)
+            sum += (side == 3 ? binomial[dy + 1] * binomial[dx + 1] : 1.0)
+                   * white[(size_t) (y + r + dy) * pw + x + r + dx];
+        out[(size_t) y * width + x] = sum / norm;
+      }
+  free (white);
+  return out;
+}
+
+static int
+cmd_camera_noise (int argc, char **argv)
+{
+  const double luma_sigma = 6.0, colour_sigma = 5.0;
+  unsigned long long state;
+  image   img;
+  double *luma, *colour[3];
+
+  if (argc != 5)
+    die ("%s", "camera-noise CLEAN NOISY SEED");
+  png_load (argv[2], &img);
+  if (img.type != SAMPLE_U8 || img.channels != 3)
+    die ("%s must be 8-bit RGB", argv[2]);
+  state = 0x9e3779b97f4a7c15ULL ^ strtoull (argv[4], NULL, 10);
+  luma = spread_noise (img.width, img.height, 3, &state);
+  for (int c = 0; c < 3; c++)
+    colour[c] = spread_noise (img.width, img.height, 5, &state);
+  for (size_t p = 0; p < (size_t) img.width * img.height; p++)
+    for (int c = 0; c < 3; c++)
+      {
+        double v = img.data[p * 3 + c] + luma_sigma * luma[p]
+                   + colour_sigma * colour[c][p];
+
+        img.data[p * 3 + c] = (unsigned char) (v < 0.0 ? 0 : v > 255.0 ? 255
+                                               : lrint (v));
+      }
+  png_save (argv[3], &img);
+  free (luma);
+  for (int c = 0; c < 3; c++)
+    free (colour[c]);
+  return 0;
+}
+
+static int
+cmd_within (int argc, char **argv)
+{
+  image  a, b;
+  size_t over = 0;
+  int    levels, worst = 0;
+
+  if (argc != 5 && argc != 6)
+    die ("%s", "within A B LEVELS [GEOMETRY]");
+  load_any (argv[2], argc > 5 ? argv[5] : NULL, &a);
+  load_any (argv[3], argc > 5 ? argv[5] : NULL, &b);
+  require_same_geometry (&a, &b);
+  if (a.type != SAMPLE_U8)
+    die ("%s", "within compares 8-bit images");
+  levels = atoi (argv[4]);
+  for (size_t i = 0; i < image_samples (&a); i++)
+    {
+      int d = abs ((int) a.data[i] - (int) b.data[i]);
+
+      if (d > worst)
+        worst = d;
+      if (d > levels)
+        over++;
+    }
+  printf ("largest difference %d level(s), %zu sample(s) over %d\n", worst,
+          over, levels);
+  return over == 0 ? 0 : 1;
+}
+
 int
 main (int argc, char **argv)
 {
   if (argc < 2)
     die ("%s", "usage: gimp-pixels crop|add-alpha|psnr|same-alpha|"
-         "same-outside|tile-matches ...");
+         "same-outside|tile-matches|camera-noise|within ...");
   if (strcmp (argv[1], "crop") == 0)
     return cmd_crop (argc, argv);
   if (strcmp (argv[1], "add-alpha") == 0)
@@ -480,6 +610,10 @@ main (int argc, char **argv)
     return cmd_same_outside (argc, argv);
   if (strcmp (argv[1], "tile-matches") == 0)
     return cmd_tile_matches (argc, argv);
+  if (strcmp (argv[1], "camera-noise") == 0)
+    return cmd_camera_noise (argc, argv);
+  if (strcmp (argv[1], "within") == 0)
+    return cmd_within (argc, argv);
   die ("unknown command %s", argv[1]);
   return 2;
 }

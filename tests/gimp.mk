@@ -7,6 +7,7 @@ GIMP_TESTS = \
 	tests/gimp-procedure.sh \
 	tests/gimp-strips.sh \
 	tests/gimp-arguments.sh \
+	tests/gimp-camera.sh \
 	tests/gimp-batch.sh \
 	tests/gimp-dialog.sh \
 	tests/gimp-dialog-resize.sh \

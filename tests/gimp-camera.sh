@@ -1,0 +1,193 @@
+#!/bin/bash
+# plug-in-bm3d-denoise-camera inside GIMP, on a photo with camera-like
+# noise (correlated over a few pixels, colour in blotches, the same luma
+# noise in R, G and B): it removes more of it than the noisy input holds
+# and than plug-in-bm3d-denoise with sigma 0 (the white model with its
+# estimate) does; its pixels are the command's `--noise camera` ones on
+# the same input, same mode and backend, within one 8-bit level (GIMP's
+# 8-bit to float path rounds differently from the command's); alpha and
+# the pixels outside a selection come back bit-exact; bad arguments are
+# refused with a message and the image unchanged; RUN-WITH-LAST-VALS
+# takes the saved strengths; script-fu-bm3d-denoise-camera-batch
+# denoises a folder.
+. "${top_srcdir:-.}/tests/gimp-lib.sh"
+
+require_tools
+setup_gimp
+
+u8=PRECISION-U8-GAMMA
+geometry=200x192x3xu8
+# A rectangle that touches no image edge and no multiple of 8, big
+# enough to estimate the noise on.
+sel_x=37 sel_y=21 sel_w=90 sel_h=101
+
+# Fur, an eye and the smooth background: texture beside flat areas, as
+# in most photographs.
+"$pixels" crop "$top_srcdir/data/sample.png" "$work/clean.png" \
+  251 60 200 192 || exit 1
+"$pixels" camera-noise "$work/clean.png" "$work/noisy.png" 11 || exit 1
+"$pixels" add-alpha "$work/noisy.png" "$work/noisy-rgba.png" || exit 1
+"$pixels" crop "$work/noisy.png" "$work/noisy-gray.png" 0 0 200 192 gray \
+  || exit 1
+"$pixels" crop "$work/clean.png" "$work/clean-gray.png" 0 0 200 192 gray \
+  || exit 1
+
+camera ()  # RUN-MODE STRENGTH CHROMA MODE BACKEND OUT [IN] [SELECTION]
+{
+  echo "(t-denoise-camera \"${7:-$work/noisy.png}\" $u8 ${8:-#f} $1 $2 $3 $4 $5
+          #f \"$work/$6.raw\")"
+}
+# Saved values (tests/gimp-lib.sh): white noise of sigma 10, mode 1,
+# backend 1 (CPU), strength 2, chroma strength 1.5.
+saved=$(saved_values 10 1 1 1 0 0 0 0 0 0 3 0 2.0 1.5)
+# The same with camera noise chosen, as the dialog saves it: the next
+# RUN-WITH-LAST-VALS of plug-in-bm3d-denoise (Filters ▸ Repeat) repeats
+# camera noise.
+saved_camera=$(saved_values 10 1 1 1 0 0 0 0 0 0 3 1 2.0 1.5)
+
+# name|strength|chroma|mode|backend|prep|selection|message (fixed string)
+refusals=(
+  "strength 0.2|0.2|1.0|0|1|$u8|#f|strength must be a number from 0.25 to 4 (the multiple of the estimated camera noise to remove); got 0.2"
+  "strength 4.5|4.5|1.0|0|1|$u8|#f|strength must be a number from 0.25 to 4 (the multiple of the estimated camera noise to remove); got 4.5"
+  "chroma-strength 0|1.0|0.0|0|1|$u8|#f|chroma-strength must be a number from 0.25 to 4 (the multiple of the estimated colour noise to remove, on top of strength); got 0"
+  "chroma-strength 5|1.0|5.0|0|1|$u8|#f|chroma-strength must be a number from 0.25 to 4 (the multiple of the estimated colour noise to remove, on top of strength); got 5"
+  "strength NaN|(sqrt -1)|1.0|0|1|$u8|#f|strength must be a number from 0.25 to 4"
+  "mode 4|1.0|1.0|4|1|$u8|#f|mode must be 0 (BM3D), 1 (BM3D first phase only), 2 (non-local means) or 3 (isoline); got 4"
+  "backend 3|1.0|1.0|0|3|$u8|#f|backend must be 0 (automatic), 1 (CPU) or 2 (CUDA); got 3"
+  "indexed image|1.0|1.0|0|1|'indexed|#f|BM3D Denoise works on RGB and grayscale images only"
+  "a 20 x 20 selection|1.0|1.0|0|1|$u8|'(40 40 20 20)|The camera noise cannot be estimated on a 20 × 20 selection (32 × 32 pixels at least)"
+)
+
+exprs=(
+  "$(camera RUN-NONINTERACTIVE 1.0 1.0 0 1 camera)"
+  "(t-denoise \"$work/noisy.png\" $u8 #f RUN-NONINTERACTIVE 0.0 0 1 #f
+              \"$work/white-estimate.raw\")"
+  "(t-denoise-camera \"$work/noisy.png\" $u8 '($sel_x $sel_y $sel_w $sel_h)
+     RUN-NONINTERACTIVE 1.0 1.0 0 1 \"$work/sel-before.raw\"
+     \"$work/sel-after.raw\")"
+  "(t-denoise-camera \"$work/noisy-rgba.png\" $u8 #f RUN-NONINTERACTIVE
+     1.0 1.0 0 1 \"$work/rgba-before.raw\" \"$work/rgba-after.raw\")"
+  "$(camera RUN-NONINTERACTIVE 1.0 1.0 0 1 gray "$work/noisy-gray.png")"
+  "$(camera RUN-NONINTERACTIVE 1.0 1.0 1 1 fast)"
+  "$(camera RUN-NONINTERACTIVE 1.0 1.0 3 1 isoline)"
+  "$(camera RUN-NONINTERACTIVE 2.0 1.0 0 1 strength-2)"
+  "$(camera RUN-NONINTERACTIVE 1.0 2.0 0 1 chroma-2)"
+  "$(camera RUN-NONINTERACTIVE 2.0 1.5 1 1 explicit-2-1.5)"
+  "(t-set-last-values $saved)"
+  "$(camera RUN-WITH-LAST-VALS 9.0 9.0 7 7 last-saved)"
+  "(t-set-last-values $saved_camera)"
+  "(t-denoise \"$work/noisy.png\" $u8 #f RUN-WITH-LAST-VALS 99.0 7 7 #f
+              \"$work/white-proc-last-camera.raw\")"
+)
+for entry in "${refusals[@]}"; do
+  IFS='|' read -r name strength chroma mode backend prep selection message \
+    <<< "$entry"
+  i=$(( ${i:-0} + 1 ))
+  exprs+=("(t-try-camera \"$work/noisy.png\" $prep $selection $strength $chroma
+            $mode $backend \"$work/refused-$i-before.raw\"
+            \"$work/refused-$i-after.raw\")")
+done
+
+mkdir -p "$work/in" "$work/out" "$work/out-bad"
+cp "$work/noisy.png" "$work/in/a.png"
+cp "$work/noisy-gray.png" "$work/in/b.png"
+exprs+=("(script-fu-bm3d-denoise-camera-batch \"$work/in/*.png\" 1.0 1.0 0
+                                              \"$work/out\")"
+        "(script-fu-bm3d-denoise-camera-batch \"$work/in/*.png\" 9.0 1.0 0
+                                              \"$work/out-bad\")")
+
+log=$work/gimp.log
+run_gimp "$log" "${exprs[@]}"
+check "GIMP ran without a plug-in crash" no_crash "$log"
+
+noisy=$("$pixels" psnr "$work/clean.png" "$work/noisy.png")
+check "batch command 1 (camera, BM3D, CPU) succeeded" is_ok "$log" 1
+check "batch command 2 (white, sigma 0, BM3D, CPU) succeeded" is_ok "$log" 2
+psnr=$("$pixels" psnr "$work/clean.png" "$work/camera.raw" $geometry 2>&1)
+white=$("$pixels" psnr "$work/clean.png" "$work/white-estimate.raw" \
+          $geometry 2>&1)
+check "camera noise: PSNR $psnr dB >= the noisy input's $noisy dB + 1" \
+  at_least "$psnr" "$(awk -v p="$noisy" 'BEGIN { print p + 1 }')"
+check "camera noise: PSNR $psnr dB >= sigma 0's (white, estimated) $white dB + 0.2" \
+  at_least "$psnr" "$(awk -v p="$white" 'BEGIN { print p + 0.2 }')"
+check "the estimated camera noise levels are printed" \
+  grep -q "estimated camera noise: luma [0-9.]*, chroma [0-9.]*" "$log"
+
+# The command on the same input, same mode and backend.
+if "$command" --help 2>&1 | grep -q -- '--noise'; then
+  for pair in camera:bm3d fast:bm3d-fast isoline:isoline; do
+    out=${pair%%:*} mode=${pair#*:}
+    if "$command" --noise camera --mode "$mode" --backend cpu \
+         "$work/noisy.png" "$work/command-$out.png" > /dev/null 2>&1; then
+      check "mode $mode: the pixels of bm3d-denoise --noise camera, within one level" \
+        "$pixels" within "$work/command-$out.png" "$work/$out.raw" 1 $geometry
+    else
+      not_ok "bm3d-denoise --noise camera --mode $mode ran"
+    fi
+  done
+else
+  ok "# SKIP the command has no --noise option yet: pixels not compared"
+fi
+
+check "selection: the procedure succeeded" is_ok "$log" 3
+check "selection: pixels outside bit-exact, inside changed" \
+  "$pixels" same-outside "$work/sel-before.raw" "$work/sel-after.raw" \
+  $geometry $sel_x $sel_y $sel_w $sel_h
+check "RGBA: the procedure succeeded" is_ok "$log" 4
+check "RGBA: alpha bit-exact" "$pixels" same-alpha "$work/rgba-before.raw" \
+  "$work/rgba-after.raw" 200x192x4xu8
+check "gray: the procedure succeeded" is_ok "$log" 5
+noisy_gray=$("$pixels" psnr "$work/clean-gray.png" "$work/noisy-gray.png")
+psnr=$("$pixels" psnr "$work/clean-gray.png" "$work/gray.raw" 200x192x1xu8 2>&1)
+check "gray: PSNR $psnr dB >= the noisy input's $noisy_gray dB + 1" \
+  at_least "$psnr" "$(awk -v p="$noisy_gray" 'BEGIN { print p + 1 }')"
+for k in 6:fast 7:isoline; do
+  name=${k#*:}
+  check "mode $name: the procedure succeeded" is_ok "$log" ${k%%:*}
+  psnr=$("$pixels" psnr "$work/clean.png" "$work/$name.raw" $geometry 2>&1)
+  check "mode $name: PSNR $psnr dB >= the noisy input's $noisy dB + 0.5" \
+    at_least "$psnr" "$(awk -v p="$noisy" 'BEGIN { print p + 0.5 }')"
+done
+check "strength 2 changes the result" \
+  files_differ "$work/camera.raw" "$work/strength-2.raw"
+check "chroma strength 2 changes the result" \
+  files_differ "$work/camera.raw" "$work/chroma-2.raw"
+for k in 8 9 10 11 12 13 14; do
+  check "batch command $k succeeded" is_ok "$log" $k
+done
+check "RUN-WITH-LAST-VALS: camera noise with the saved strengths (2, 1.5) and mode" \
+  cmp "$work/last-saved.raw" "$work/explicit-2-1.5.raw"
+check "plug-in-bm3d-denoise's RUN-WITH-LAST-VALS repeats saved camera noise" \
+  cmp "$work/white-proc-last-camera.raw" "$work/explicit-2-1.5.raw"
+
+outcome ()
+{
+  grep -o 't-outcome: [a-z]*' "$log" | sed -n "${1}p" | sed 's/t-outcome: //'
+}
+i=0
+for entry in "${refusals[@]}"; do
+  IFS='|' read -r name strength chroma mode backend prep selection message \
+    <<< "$entry"
+  i=$((i + 1))
+  check "$name: refused" test "$(outcome $i)" = refused
+  check "$name: says \"$message\"" grep -q -F -- "$message" "$log"
+  check "$name: image unchanged" \
+    cmp "$work/refused-$i-before.raw" "$work/refused-$i-after.raw"
+done
+
+batch=$(( 14 + ${#refusals[@]} + 1 ))
+check "the camera batch over in/*.png succeeded" is_ok "$log" $batch
+for pair in a:camera b:gray; do
+  name=${pair%%:*} raw=${pair#*:}
+  check "out/$name.png is the procedure's result" \
+    "$pixels" within "$work/out/$name.png" "$work/$raw.raw" 0 \
+    "$(test $raw = gray && echo 200x192x1xu8 || echo $geometry)"
+done
+check "the camera batch with strength 9 is refused" \
+  test "$(batch_result "$log" $((batch + 1)))" = error
+check "... writing nothing" test -z "$(ls "$work/out-bad")"
+
+if test $tap_failed -gt 0; then
+  sed 's/^/# gimp: /' "$log"
+fi
+finish
