@@ -238,6 +238,10 @@ typedef struct
   double        seconds_phase[2]; /* hard-threshold, Wiener (summed tiles)  */
   size_t        peak_host_bytes;  /* engine allocations, high-water mark    */
   size_t        peak_device_bytes;
+  /* The white-noise sigma the call followed: params->sigma, or with a
+   * noise profile the one derived from it (all that modes nlm and
+   * isoline filter).  */
+  float         white_sigma;
   char          message[256];     /* error text, or the fall-back notice    */
 } bm3d_report;
 

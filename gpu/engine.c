@@ -863,6 +863,7 @@ bm3d_denoise (const bm3d_image *in, bm3d_image *out,
       && (status = photo_gain (in, &job)) != BM3D_OK)
     return status;
   job_prepare (&job, in);
+  report->white_sigma = job.white_sigma;
   status = job.algorithm->setup (&job);
   if (status == BM3D_OK)
     status = run_with_fallback (in, out, &job, params->backend);
