@@ -138,6 +138,115 @@ advanced_new (Dialog *d)
   return expander;
 }
 
+/* A scale entry's label, slider and spin button, for the core to show
+ * or hide together.  */
+static void
+scale_entry_widgets (GtkObject  *adj,
+                     GtkWidget **widgets)
+{
+  widgets[0] = GIMP_SCALE_ENTRY_LABEL (adj);
+  widgets[1] = GIMP_SCALE_ENTRY_SCALE (adj);
+  widgets[2] = GIMP_SCALE_ENTRY_SPINBUTTON (adj);
+}
+
+/* The noise rows of the main table (rows 0 to 3): the noise model and
+ * Estimate, sigma for white noise, the strengths for camera noise.  */
+static void
+noise_widgets_new (Dialog    *d,
+                   GtkWidget *table)
+{
+  /* Camera noise first: what a photograph has.  */
+  static const gint32 noises[] = { BM3D_VALUES_NOISE_CAMERA,
+                                   BM3D_VALUES_NOISE_WHITE };
+  Bm3dValues *values = d->values;
+  GtkObject  *adj;
+  guint       i;
+
+  d->noise_combo = gimp_int_combo_box_new (NULL, 0, NULL);
+  for (i = 0; i < G_N_ELEMENTS (noises); i++)
+    gimp_int_combo_box_append (GIMP_INT_COMBO_BOX (d->noise_combo),
+                               GIMP_INT_STORE_VALUE, noises[i],
+                               GIMP_INT_STORE_LABEL,
+                               bm3d_values_noise_label (noises[i]),
+                               -1);
+  gimp_int_combo_box_connect (GIMP_INT_COMBO_BOX (d->noise_combo),
+                              values->noise,
+                              G_CALLBACK (gimp_int_combo_box_get_active),
+                              &values->noise);
+  g_signal_connect (d->noise_combo, "changed", G_CALLBACK (dialog_noise_changed), d);
+  gimp_table_attach_aligned (GTK_TABLE (table), 0, 0, _("Noise t_ype:"),
+                             0.0, 0.5, d->noise_combo, 2, FALSE);
+  gimp_help_set_help_data (d->noise_combo,
+                           _("Camera noise: the noise of this photograph, "
+                             "measured on it (coarse grain and colour "
+                             "blotches included) and removed as measured, "
+                             "times the strengths.  White noise: fine, "
+                             "even noise of one level (sigma), as in "
+                             "synthetic tests and scans."), NULL);
+
+  adj = gimp_scale_entry_new (GTK_TABLE (table), 0, 1,
+                              _("_Noise level (sigma):"),
+                              SCALE_WIDTH, SPIN_WIDTH,
+                              values->sigma, SIGMA_ENTRY_MIN,
+                              SIGMA_SLIDER_MAX, 0.5, 5.0, 1,
+                              FALSE, SIGMA_ENTRY_MIN,
+                              BM3D_VALUES_SIGMA_MAX,
+                              _("How strong the noise is, on a 0 "
+                                "to 255 scale: about 5 for a clean "
+                                "photograph, 15 to 25 for a "
+                                "high-ISO shot.  Too high smooths "
+                                "real detail away."),
+                              NULL);
+  d->sigma_adj = GTK_ADJUSTMENT (adj);
+  scale_entry_widgets (adj, d->sigma_widgets);
+  d->sigma_scale = d->sigma_widgets[1];
+  d->sigma_spin = d->sigma_widgets[2];
+  g_signal_connect (d->sigma_adj, "value-changed",
+                    G_CALLBACK (dialog_sigma_changed), d);
+
+  d->estimate_button = gtk_button_new_with_mnemonic (_("_Estimate"));
+  gimp_help_set_help_data (d->estimate_button,
+                           _("Measure the noise of the image (the middle "
+                             "of the selection): for camera noise its "
+                             "profile, which the preview then uses; for "
+                             "white noise its level, which the slider is "
+                             "set to."), NULL);
+  gtk_widget_set_sensitive (d->estimate_button, FALSE);
+  g_signal_connect (d->estimate_button, "clicked",
+                    G_CALLBACK (dialog_estimate_clicked), d);
+  gtk_table_attach (GTK_TABLE (table), d->estimate_button, 3, 4, 0, 1,
+                    GTK_FILL, GTK_SHRINK, 0, 0);
+
+  adj =
+    gimp_scale_entry_new (GTK_TABLE (table), 0, 2, _("S_trength:"),
+                          SCALE_WIDTH, SPIN_WIDTH, values->strength,
+                          BM3D_VALUES_STRENGTH_MIN, BM3D_VALUES_STRENGTH_MAX,
+                          0.05, 0.25, STRENGTH_DIGITS, TRUE, 0, 0,
+                          _("How much of the measured camera noise to "
+                            "remove: 1 removes it as measured, less keeps "
+                            "more grain and fine detail, more smooths "
+                            "harder."), NULL);
+  gimp_scale_entry_set_logarithmic (adj, TRUE);
+  d->strength_adj = GTK_ADJUSTMENT (adj);
+  scale_entry_widgets (adj, d->strength_widgets);
+  g_signal_connect (d->strength_adj, "value-changed",
+                    G_CALLBACK (dialog_strength_changed), d);
+
+  adj =
+    gimp_scale_entry_new (GTK_TABLE (table), 0, 3, _("C_hroma strength:"),
+                          SCALE_WIDTH, SPIN_WIDTH, values->chroma_strength,
+                          BM3D_VALUES_STRENGTH_MIN, BM3D_VALUES_STRENGTH_MAX,
+                          0.05, 0.25, STRENGTH_DIGITS, TRUE, 0, 0,
+                          _("The same for the colour noise alone, on top "
+                            "of Strength: raise it for colour blotches "
+                            "that remain, lower it to keep faint "
+                            "colours."), NULL);
+  gimp_scale_entry_set_logarithmic (adj, TRUE);
+  d->chroma_strength_adj = GTK_ADJUSTMENT (adj);
+  scale_entry_widgets (adj, d->chroma_strength_widgets);
+  g_signal_connect (d->chroma_strength_adj, "value-changed",
+                    G_CALLBACK (dialog_chroma_strength_changed), d);
+}
 
 void
 dialog_build (Dialog *d)
@@ -146,7 +255,6 @@ dialog_build (Dialog *d)
   GtkWidget *preview_vbox;
   GtkWidget *controls_vbox;
   GtkWidget *table;
-  GtkObject *sigma_adj;
 
   gimp_ui_init (PLUG_IN_BINARY, FALSE);
 
@@ -200,40 +308,12 @@ dialog_build (Dialog *d)
   dialog_status_reserve_lines (d->status, STATUS_LINES);
   gtk_box_pack_start (GTK_BOX (preview_vbox), d->status, FALSE, FALSE, 0);
 
-  table = gtk_table_new (4, 4, FALSE);
+  table = gtk_table_new (7, 4, FALSE);
   gtk_table_set_col_spacings (GTK_TABLE (table), 6);
   gtk_table_set_row_spacings (GTK_TABLE (table), 6);
   gtk_box_pack_start (GTK_BOX (controls_vbox), table, FALSE, FALSE, 0);
 
-  sigma_adj = gimp_scale_entry_new (GTK_TABLE (table), 0, 0,
-                                      _("_Noise level (sigma):"),
-                                      SCALE_WIDTH, SPIN_WIDTH,
-                                      d->values->sigma, SIGMA_ENTRY_MIN,
-                                      SIGMA_SLIDER_MAX, 0.5, 5.0, 1,
-                                      FALSE, SIGMA_ENTRY_MIN,
-                                      BM3D_VALUES_SIGMA_MAX,
-                                      _("How strong the noise is, on a 0 "
-                                        "to 255 scale: about 5 for a clean "
-                                        "photograph, 15 to 25 for a "
-                                        "high-ISO shot.  Too high smooths "
-                                        "real detail away."),
-                                      NULL);
-  d->sigma_adj = GTK_ADJUSTMENT (sigma_adj);
-  d->sigma_scale = GIMP_SCALE_ENTRY_SCALE (sigma_adj);
-  d->sigma_spin = GIMP_SCALE_ENTRY_SPINBUTTON (sigma_adj);
-  g_signal_connect (d->sigma_adj, "value-changed",
-                    G_CALLBACK (dialog_sigma_changed), d);
-
-  d->estimate_button = gtk_button_new_with_mnemonic (_("_Estimate"));
-  gimp_help_set_help_data (d->estimate_button,
-                           _("Measure the noise level of the image (the "
-                             "middle of the selection) and set the slider "
-                             "to it."), NULL);
-  gtk_widget_set_sensitive (d->estimate_button, FALSE);
-  g_signal_connect (d->estimate_button, "clicked",
-                    G_CALLBACK (dialog_estimate_clicked), d);
-  gtk_table_attach (GTK_TABLE (table), d->estimate_button, 3, 4, 0, 1,
-                    GTK_FILL, GTK_SHRINK, 0, 0);
+  noise_widgets_new (d, table);
 
   d->mode_combo = dialog_choice_combo_new (bm3d_values_mode_label,
                                            BM3D_VALUES_MODE_MAX + 1,
@@ -242,7 +322,7 @@ dialog_build (Dialog *d)
                                       dialog_mode_sensitive, d, NULL);
   g_signal_connect (d->mode_combo, "changed",
                     G_CALLBACK (dialog_mode_changed), d);
-  gimp_table_attach_aligned (GTK_TABLE (table), 0, 1, _("_Mode:"),
+  gimp_table_attach_aligned (GTK_TABLE (table), 0, 4, _("_Mode:"),
                              0.0, 0.5, d->mode_combo, 2, FALSE);
   gimp_help_set_help_data (d->mode_combo,
                            _("BM3D gives the best result in two phases; "
@@ -258,7 +338,7 @@ dialog_build (Dialog *d)
                                       dialog_backend_sensitive, d, NULL);
   g_signal_connect (d->backend_combo, "changed",
                     G_CALLBACK (dialog_backend_changed), d);
-  gimp_table_attach_aligned (GTK_TABLE (table), 0, 2, _("_Backend:"),
+  gimp_table_attach_aligned (GTK_TABLE (table), 0, 5, _("_Backend:"),
                              0.0, 0.5, d->backend_combo, 2, FALSE);
   gimp_help_set_help_data (d->backend_combo,
                            _("Where the work is done: an NVIDIA GPU "
@@ -276,7 +356,7 @@ dialog_build (Dialog *d)
                            _("While the noise level slider moves, preview "
                              "with the fastest mode available, and with "
                              "the chosen mode once it rests."), NULL);
-  gtk_table_attach (GTK_TABLE (table), d->fast_toggle, 0, 4, 3, 4,
+  gtk_table_attach (GTK_TABLE (table), d->fast_toggle, 0, 4, 6, 7,
                     GTK_FILL, GTK_FILL, 0, 0);
 
   gtk_box_pack_start (GTK_BOX (controls_vbox), advanced_new (d),

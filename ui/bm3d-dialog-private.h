@@ -37,15 +37,18 @@
 /* The slider covers everyday noise; the entry accepts up to 255.  */
 #define SIGMA_SLIDER_MAX 100.0
 #define SIGMA_ENTRY_MIN  0.1
+#define STRENGTH_DIGITS  2
+/* A scale entry's widgets: label, slider, spin button.  */
+#define SCALE_ENTRY_WIDGETS 3
 
 /* The preview's side in pixels (GimpPreview's "size" style property).  */
 #define PREVIEW_SIZE     400
 
 #define RESPONSE_RESET   1
 
-/* Lines kept for the status: backend, preview, estimate, and one for
- * a longer translation.  */
-#define STATUS_LINES     4
+/* Lines kept for the status: backend, preview (two with camera noise),
+ * estimate, and one for a longer translation.  */
+#define STATUS_LINES     5
 
 typedef struct _Job    Job;
 typedef struct _Dialog Dialog;
@@ -61,9 +64,17 @@ struct _Dialog
   GtkWidget      *window;
   GtkWidget      *preview;
   GtkWidget      *status;
+  GtkWidget      *noise_combo;
   GtkAdjustment  *sigma_adj;
   GtkWidget      *sigma_scale;  /* the slider and the entry, whose  */
   GtkWidget      *sigma_spin;   /* places the log gives             */
+  GtkAdjustment  *strength_adj;
+  GtkAdjustment  *chroma_strength_adj;
+  /* Each noise slider's label, slider and spin button: only those of
+   * the chosen noise are shown.  */
+  GtkWidget      *sigma_widgets[SCALE_ENTRY_WIDGETS];
+  GtkWidget      *strength_widgets[SCALE_ENTRY_WIDGETS];
+  GtkWidget      *chroma_strength_widgets[SCALE_ENTRY_WIDGETS];
   GtkWidget      *estimate_button;
   GtkWidget      *mode_combo;
   GtkWidget      *backend_combo;
@@ -91,6 +102,8 @@ struct _Dialog
   gboolean        estimate_on_open;
   gboolean        estimating;
   gboolean        estimate_failed;
+  bm3d_noise_profile profile;   /* camera noise, once estimated      */
+  gboolean        have_profile;
   gchar          *backend_line;
   gchar          *preview_line;
   gchar          *estimate_line;
@@ -114,7 +127,7 @@ struct _Dialog
   guint           pulse_id;
   gint64          pulse_last_us;
   gint64          worst_stall_us;
-  gboolean        geometry_logged;
+  gboolean        geometry_logged[2];  /* per noise type            */
 };
 
 
@@ -128,6 +141,12 @@ void       dialog_build                (Dialog           *d);
 /* ---- the core's handlers and helpers (bm3d-dialog.c) ---------------- */
 
 void       dialog_sigma_changed        (GtkAdjustment    *adj,
+                                        Dialog           *d);
+void       dialog_strength_changed     (GtkAdjustment    *adj,
+                                        Dialog           *d);
+void       dialog_chroma_strength_changed (GtkAdjustment *adj,
+                                        Dialog           *d);
+void       dialog_noise_changed        (GtkWidget        *combo,
                                         Dialog           *d);
 void       dialog_changed              (Dialog           *d);
 void       dialog_mode_changed         (GtkWidget        *combo,

@@ -1,8 +1,9 @@
-/* BM3D Denoise for GIMP — the dialog: noise level (with an estimate),
- * mode, backend, expert options, and a preview rendered off the main
- * loop by the same code as the final run.  This is its toolkit-neutral
- * core; the widgets are built by bm3d-dialog-gtk2.c (GIMP 2.10) or
- * bm3d-dialog-gtk3.c (GIMP 3).
+/* BM3D Denoise for GIMP — the dialog: the noise (camera noise measured
+ * on the photo, with strengths, or white noise of one sigma; either
+ * estimated), mode, backend, expert options, and a preview rendered off
+ * the main loop by the same code as the final run.  This is its
+ * toolkit-neutral core; the widgets are built by bm3d-dialog-gtk2.c
+ * (GIMP 2.10) or bm3d-dialog-gtk3.c (GIMP 3).
  *
  * Copyright (C) 2026 The BM3D Denoise for GIMP authors
  *
@@ -32,6 +33,12 @@
  * the slider rests, in a new epoch.  Results come back through an idle
  * callback.  Closing joins the worker after cancelling its call, then
  * frees whatever results were still queued.
+ *
+ * Camera noise.  The preview filters the noise profile estimated on the
+ * same sample as the final run (the middle of the selection), so it
+ * shows what OK does; the final run measures it again on that sample
+ * and gets the same profile.  Until the first estimate has come, a
+ * preview waits for it.  Each job carries its own copy of the profile.
  */
 
 #include "config.h"
@@ -97,6 +104,8 @@ struct _Job
   gchar         *message;
   guchar        *u8;         /* preview: the core, 8-bit              */
   gfloat         sigma;      /* estimate                              */
+  gboolean       camera;     /* estimate: the profile, not sigma      */
+  bm3d_noise_profile profile; /* estimate's result; preview's noise   */
   gboolean       cuda;       /* probe                                 */
   gchar          cuda_text[256];
   gboolean       mode_ok[BM3D_VALUES_MODE_MAX + 1];
@@ -135,7 +144,7 @@ log_widget (Dialog      *d,
   GtkAllocation allocation;
   gint          x, y;
 
-  if (! gtk_widget_get_realized (widget))
+  if (! gtk_widget_get_realized (widget) || ! gtk_widget_get_visible (widget))
     return;
   gtk_widget_get_allocation (widget, &allocation);
   gdk_window_get_origin (gtk_widget_get_window (widget), &x, &y);
@@ -148,11 +157,18 @@ log_widget (Dialog      *d,
 static void
 log_geometry (Dialog *d)
 {
-  if (! d->log || d->geometry_logged)
+  /* Each noise type shows its own sliders: logged the first time each
+   * is drawn.  */
+  gboolean *logged = &d->geometry_logged[d->values->noise
+                                         == BM3D_VALUES_NOISE_CAMERA];
+
+  if (! d->log || *logged)
     return;
-  d->geometry_logged = TRUE;
+  *logged = TRUE;
   log_widget (d, "sigma-scale", d->sigma_scale);
   log_widget (d, "sigma-spin", d->sigma_spin);
+  log_widget (d, "strength-scale", d->strength_widgets[1]);
+  log_widget (d, "strength-spin", d->strength_widgets[2]);
   log_widget (d, "preview", gimp_preview_get_area (GIMP_PREVIEW (d->preview)));
 }
 
@@ -194,10 +210,14 @@ write_tile (Dialog    *d,
       gboolean ok;
 
       fprintf (file, "BM3D-TILE x=%d y=%d width=%d height=%d channels=%d "
-               "mode=%s fast=%d sigma=%.9g\n", job->core.x, job->core.y,
+               "mode=%s fast=%d sigma=%.9g noise=%s strength=%.9g "
+               "chroma-strength=%.9g\n", job->core.x, job->core.y,
                job->core.width, job->core.height, d->layout.channels,
                bm3d_mode_name (job->params.mode), job->fast,
-               (double) job->params.sigma);
+               (double) job->params.sigma,
+               bm3d_noise_name (job->params.noise),
+               (double) job->params.strength,
+               (double) job->params.chroma_strength);
       ok = fwrite (job->u8, 1, bytes, file) == bytes;
       ok = (fclose (file) == 0) && ok;
       if (ok)
@@ -319,8 +339,12 @@ run_estimate (Job *job)
 {
   GError *error = NULL;
 
-  job->ok = bm3d_render_estimate (job->input, &job->params, &job->sigma,
-                                  &job->report, &job->status, &error);
+  job->ok = (job->camera
+             ? bm3d_render_estimate_profile (job->input, &job->params,
+                                             &job->profile, &job->report,
+                                             &job->status, &error)
+             : bm3d_render_estimate (job->input, &job->params, &job->sigma,
+                                     &job->report, &job->status, &error));
   if (! job->ok)
     {
       job->message = g_strdup (error->message);
@@ -551,11 +575,21 @@ request_preview (Dialog   *d,
   if (core.width < 1 || core.height < 1)
     return;
 
+  /* Camera noise before its profile: its arrival asks again
+   * (profile_done).  */
+  if (d->values->noise == BM3D_VALUES_NOISE_CAMERA && ! d->have_profile)
+    return;
+
   job = job_new (d, JOB_PREVIEW);
   job->core = core;
   job->fast = (mode != d->values->mode);
   bm3d_values_to_params (d->values, &d->layout, &job->params);
   job->params.mode = (bm3d_mode) mode;
+  if (job->params.noise == BM3D_NOISE_PROFILE)
+    {
+      job->profile = d->profile;
+      job->params.profile = &job->profile;
+    }
 
   if (! (drag && d->last_was_drag))
     g_atomic_int_inc (&d->epoch);
@@ -571,10 +605,13 @@ request_preview (Dialog   *d,
   job->input = bm3d_pixels_ref (d->cache);
 
   dialog_log (d, "request serial=%d epoch=%d mode=%s fast=%d sigma=%.9g "
-              "x=%d y=%d width=%d height=%d", job->serial, job->epoch,
+              "x=%d y=%d width=%d height=%d noise=%s strength=%.9g "
+              "chroma-strength=%.9g", job->serial, job->epoch,
               bm3d_mode_name (job->params.mode), job->fast,
               (double) job->params.sigma, core.x, core.y, core.width,
-              core.height);
+              core.height, bm3d_noise_name (job->params.noise),
+              (double) job->params.strength,
+              (double) job->params.chroma_strength);
   submit (d, &d->pending, job);
 }
 
@@ -636,27 +673,63 @@ dialog_changed (Dialog *d)
   gimp_preview_invalidate (GIMP_PREVIEW (d->preview));
 }
 
+/* A slider's new value, logged with how long its event waited.  */
+static void
+log_slider (Dialog      *d,
+            const gchar *name,
+            gdouble      value)
+{
+  guint32 event_ms;
+
+  if (! d->log)
+    return;
+  event_ms = gtk_get_current_event_time ();
+  /* The X server's clock is the monotonic one, in milliseconds: the
+   * difference is how long the event waited for the main loop.  */
+  if (event_ms != GDK_CURRENT_TIME)
+    dialog_log (d, "%s value=%.9g event-age-ms=%d", name, value,
+                (gint) ((guint32) (g_get_monotonic_time () / 1000)
+                        - event_ms));
+  else
+    dialog_log (d, "%s value=%.9g", name, value);
+}
+
+static void slider_moved (Dialog *d);
+
 void
 dialog_sigma_changed (GtkAdjustment *adj,
-               Dialog        *d)
+                      Dialog        *d)
+{
+  d->values->sigma = gtk_adjustment_get_value (adj);
+  log_slider (d, "sigma", d->values->sigma);
+  slider_moved (d);
+}
+
+void
+dialog_strength_changed (GtkAdjustment *adj,
+                         Dialog        *d)
+{
+  d->values->strength = gtk_adjustment_get_value (adj);
+  log_slider (d, "strength", d->values->strength);
+  slider_moved (d);
+}
+
+void
+dialog_chroma_strength_changed (GtkAdjustment *adj,
+                                Dialog        *d)
+{
+  d->values->chroma_strength = gtk_adjustment_get_value (adj);
+  log_slider (d, "chroma-strength", d->values->chroma_strength);
+  slider_moved (d);
+}
+
+/* The noise sliders (sigma, the strengths): while one moves, the fast
+ * mode now and the chosen one when it rests.  */
+static void
+slider_moved (Dialog *d)
 {
   gint fast = fast_mode (d);
 
-  d->values->sigma = gtk_adjustment_get_value (adj);
-  if (d->log)
-    {
-      guint32 event_ms = gtk_get_current_event_time ();
-
-      /* The X server's clock is the monotonic one, in milliseconds: the
-       * difference is how long the event waited for the main loop.  */
-      if (event_ms != GDK_CURRENT_TIME)
-        dialog_log (d, "sigma value=%.9g event-age-ms=%d",
-                    d->values->sigma,
-                    (gint) ((guint32) (g_get_monotonic_time () / 1000)
-                            - event_ms));
-      else
-        dialog_log (d, "sigma value=%.9g", d->values->sigma);
-    }
   if (d->updating)
     return;
 
@@ -678,6 +751,19 @@ dialog_sigma_changed (GtkAdjustment *adj,
 
 /* ---- results ----------------------------------------------------------- */
 
+static void request_estimate (Dialog *d, gboolean camera);
+
+/* Estimate measures sigma for white noise (where the engine can) and
+ * the profile for camera noise; off while a measurement runs.  */
+static void
+estimate_button_update (Dialog *d)
+{
+  gtk_widget_set_sensitive (d->estimate_button,
+                            ! d->estimating
+                            && (d->values->noise == BM3D_VALUES_NOISE_CAMERA
+                                || d->estimate_ok));
+}
+
 static void
 probe_done (Dialog *d,
             Job    *job)
@@ -698,7 +784,7 @@ probe_done (Dialog *d,
   gimp_int_combo_box_set_sensitivity (GIMP_INT_COMBO_BOX (d->backend_combo),
                                       dialog_backend_sensitive, d, NULL);
 
-  gtk_widget_set_sensitive (d->estimate_button, d->estimate_ok);
+  estimate_button_update (d);
   if (! d->estimate_ok)
     gimp_help_set_help_data (d->estimate_button,
                              _("Estimating the noise level is not "
@@ -712,7 +798,7 @@ probe_done (Dialog *d,
     {
       d->estimate_on_open = FALSE;
       if (d->estimate_ok)
-        gtk_button_clicked (GTK_BUTTON (d->estimate_button));
+        request_estimate (d, FALSE);
     }
 }
 
@@ -727,6 +813,39 @@ preview_shows (Dialog              *d,
   gimp_preview_get_position (preview, &now.x, &now.y);
   gimp_preview_get_size (preview, &now.width, &now.height);
   return gegl_rectangle_equal (&now, core);
+}
+
+/* The preview's line: the mode, how long it took, and for camera noise
+ * how the mode used the profile.  Modes without a transform (non-local
+ * means, isoline) filter the white noise that stands for it, as the
+ * engine reported deriving it.  */
+static gchar *
+preview_text (const Job *job,
+              gdouble    latency_ms)
+{
+  const gchar *mode = bm3d_values_mode_label (job->params.mode);
+  gchar       *base, *text;
+  gchar       *noise = NULL;
+
+  base = job->fast
+         ? g_strdup_printf (_("Preview while dragging: %s, %.0f ms"), mode,
+                            latency_ms)
+         : g_strdup_printf (_("Preview: %s, %.0f ms"), mode, latency_ms);
+  if (job->params.noise != BM3D_NOISE_PROFILE)
+    return base;
+
+  if (job->params.mode == BM3D_MODE_BM3D
+      || job->params.mode == BM3D_MODE_BM3D_FAST)
+    noise = g_strdup (_("the camera noise profile"));
+  else
+    noise = g_strdup_printf (_("white noise of sigma %.1f from the camera "
+                               "noise profile"),
+                             (double) job->report.white_sigma);
+  /* TRANSLATORS: the preview line, then how it filtered camera noise.  */
+  text = g_strdup_printf (_("%s; %s"), base, noise);
+  g_free (base);
+  g_free (noise);
+  return text;
 }
 
 static void
@@ -772,24 +891,63 @@ preview_done (Dialog *d,
   latency_ms = (g_get_monotonic_time () - job->queued_us) / 1000.0;
   dialog_log (d, "drawn serial=%d epoch=%d mode=%s fast=%d backend=%s "
               "sigma=%.9g width=%d height=%d engine-ms=%.1f "
-              "latency-ms=%.1f", job->serial, job->epoch,
+              "latency-ms=%.1f noise=%s strength=%.9g chroma-strength=%.9g",
+              job->serial, job->epoch,
               bm3d_mode_name (job->params.mode), job->fast,
               bm3d_backend_name (job->report.backend_used),
               (double) job->params.sigma, job->core.width,
-              job->core.height, engine_ms, latency_ms);
+              job->core.height, engine_ms, latency_ms,
+              bm3d_noise_name (job->params.noise),
+              (double) job->params.strength,
+              (double) job->params.chroma_strength);
   write_tile (d, job);
   log_geometry (d);
 
   set_line (&d->backend_line, backend_text (d, &job->report));
-  set_line (&d->preview_line,
-            job->fast
-            ? g_strdup_printf (_("Preview while dragging: %s, %.0f ms"),
-                               bm3d_values_mode_label (job->params.mode),
-                               latency_ms)
-            : g_strdup_printf (_("Preview: %s, %.0f ms"),
-                               bm3d_values_mode_label (job->params.mode),
-                               latency_ms));
+  set_line (&d->preview_line, preview_text (job, latency_ms));
   status_update (d);
+}
+
+/* The estimated levels of camera noise, as the status line shows them.  */
+static gchar *
+profile_text (const bm3d_noise_profile *profile)
+{
+  gfloat luma, chroma;
+
+  bm3d_noise_profile_levels (profile, &luma, &chroma);
+  if (profile->channels == 1)
+    return g_strdup_printf (_("Camera noise measured: %.1f"), (double) luma);
+  return g_strdup_printf (_("Camera noise measured: luma %.1f, chroma %.1f"),
+                          (double) luma, (double) chroma);
+}
+
+static void
+profile_done (Dialog *d,
+              Job    *job)
+{
+  gfloat luma, chroma;
+
+  if (! job->ok)
+    {
+      set_line (&d->estimate_line, g_strdup (job->message));
+      if (d->values->noise == BM3D_VALUES_NOISE_CAMERA && ! d->have_profile)
+        set_line (&d->preview_line, NULL);
+      status_update (d);
+      return;
+    }
+  d->profile = job->profile;
+  d->have_profile = TRUE;
+  bm3d_noise_profile_levels (&d->profile, &luma, &chroma);
+  dialog_log (d, "estimate-profile luma=%.9g chroma=%.9g sigma-white=%.9g "
+              "ms=%.1f", (double) luma, (double) chroma,
+              (double) d->profile.sigma_white,
+              (job->done_us - job->started_us) / 1000.0);
+  set_line (&d->estimate_line, profile_text (&d->profile));
+  status_update (d);
+
+  /* The preview waited for it, or showed the old profile.  */
+  if (d->values->noise == BM3D_VALUES_NOISE_CAMERA)
+    request_chosen (d);
 }
 
 static void
@@ -797,8 +955,17 @@ estimate_done (Dialog *d,
                Job    *job)
 {
   d->estimating = FALSE;
-  gtk_widget_set_sensitive (d->estimate_button, d->estimate_ok);
+  estimate_button_update (d);
+  if (job->camera)
+    {
+      profile_done (d, job);
+      return;
+    }
   d->estimate_failed = ! job->ok;
+  /* Camera noise was chosen while this sigma was measured: its profile
+   * comes next.  */
+  if (d->values->noise == BM3D_VALUES_NOISE_CAMERA && ! d->have_profile)
+    request_estimate (d, TRUE);
   if (! job->ok)
     {
       set_line (&d->estimate_line, g_strdup (job->message));
@@ -844,22 +1011,23 @@ deliver (gpointer data)
 
 /* ---- the Estimate button ----------------------------------------------- */
 
-/* The same sample as sigma 0 in the final run: the middle of the
- * selection, at most BM3D_ESTIMATE_SIDE a side.  */
-void
-dialog_estimate_clicked (GtkButton *button,
-                  Dialog    *d)
+/* The same sample as sigma 0 and camera noise in the final run: the
+ * middle of the selection, at most BM3D_ESTIMATE_SIDE a side.
+ * `camera`: the noise profile, else sigma.  */
+static void
+request_estimate (Dialog   *d,
+                  gboolean  camera)
 {
   GeglRectangle  sample;
   GeglBuffer    *source;
   GError        *error = NULL;
   Job           *job;
 
-  (void) button;
   if (d->estimating || ! bm3d_drawable_is_valid (d->drawable))
     return;
 
   job = job_new (d, JOB_ESTIMATE);
+  job->camera = camera;
   bm3d_values_to_params (d->values, &d->layout, &job->params);
   bm3d_estimate_rect (&d->selection, &sample);
   source = gimp_drawable_get_buffer (d->drawable);
@@ -875,12 +1043,22 @@ dialog_estimate_clicked (GtkButton *button,
     }
 
   d->estimating = TRUE;
-  gtk_widget_set_sensitive (d->estimate_button, FALSE);
-  set_line (&d->estimate_line, g_strdup (_("Estimating the noise level…")));
+  estimate_button_update (d);
+  set_line (&d->estimate_line,
+            g_strdup (camera ? _("Measuring the camera noise…")
+                             : _("Estimating the noise level…")));
   status_update (d);
-  dialog_log (d, "request-estimate serial=%d width=%d height=%d",
-              job->serial, sample.width, sample.height);
+  dialog_log (d, "request-estimate serial=%d width=%d height=%d camera=%d",
+              job->serial, sample.width, sample.height, camera);
   submit (d, &d->pending_estimate, job);
+}
+
+void
+dialog_estimate_clicked (GtkButton *button,
+                         Dialog    *d)
+{
+  (void) button;
+  request_estimate (d, d->values->noise == BM3D_VALUES_NOISE_CAMERA);
 }
 
 static gboolean
@@ -901,6 +1079,10 @@ finish_estimate (Dialog *d)
   guint     timer;
   Job      *preview;
 
+  /* Camera noise: the final run measures the profile itself, on the
+   * sample the dialog measured.  */
+  if (d->values->noise == BM3D_VALUES_NOISE_CAMERA)
+    return;
   if (! d->estimating && ! d->estimate_on_open)
     return;
 
@@ -1004,6 +1186,53 @@ dialog_mode_changed (GtkWidget *combo,
 {
   (void) combo;
   dialog_advanced_sensitivity (d);
+  dialog_changed (d);
+}
+
+/* A scale entry's three widgets: label, slider, spin button.  */
+static void
+scale_entry_set_visible (GtkWidget **widgets,
+                         gboolean    visible)
+{
+  gint i;
+
+  for (i = 0; i < SCALE_ENTRY_WIDGETS; i++)
+    gtk_widget_set_visible (widgets[i], visible);
+}
+
+/* Sigma for white noise, the strengths for camera noise: only the
+ * sliders of the chosen noise are shown.  */
+static void
+noise_widgets_show (Dialog *d)
+{
+  gboolean camera = d->values->noise == BM3D_VALUES_NOISE_CAMERA;
+
+  gint     i;
+
+  scale_entry_set_visible (d->sigma_widgets, ! camera);
+  scale_entry_set_visible (d->strength_widgets, camera);
+  scale_entry_set_visible (d->chroma_strength_widgets, camera);
+  /* Chroma strength acts on colour planes a gray drawable lacks.  */
+  if (d->layout.channels - (d->layout.has_alpha ? 1 : 0) == 1)
+    for (i = 0; i < SCALE_ENTRY_WIDGETS; i++)
+      gtk_widget_set_sensitive (d->chroma_strength_widgets[i], FALSE);
+  estimate_button_update (d);
+}
+
+/* The noise model chosen: camera noise needs its profile first (the
+ * preview waits for it), white noise has its sigma.  */
+void
+dialog_noise_changed (GtkWidget *combo,
+                      Dialog    *d)
+{
+  (void) combo;
+  noise_widgets_show (d);
+  dialog_log (d, "noise %s", d->values->noise == BM3D_VALUES_NOISE_CAMERA
+                             ? "camera" : "white");
+  if (d->updating)
+    return;
+  if (d->values->noise == BM3D_VALUES_NOISE_CAMERA && ! d->have_profile)
+    request_estimate (d, TRUE);
   dialog_changed (d);
 }
 
@@ -1158,8 +1387,13 @@ widgets_show_values (Dialog           *d,
   Bm3dValues copy = *v;
 
   d->updating = TRUE;
+  gimp_int_combo_box_set_active (GIMP_INT_COMBO_BOX (d->noise_combo),
+                                 copy.noise);
   gtk_adjustment_set_value (d->sigma_adj,
                             MAX (copy.sigma, SIGMA_ENTRY_MIN));
+  gtk_adjustment_set_value (d->strength_adj, copy.strength);
+  gtk_adjustment_set_value (d->chroma_strength_adj,
+                            copy.chroma_strength);
   gimp_int_combo_box_set_active (GIMP_INT_COMBO_BOX (d->mode_combo),
                                  copy.mode);
   gimp_int_combo_box_set_active (GIMP_INT_COMBO_BOX (d->backend_combo),
@@ -1185,6 +1419,7 @@ widgets_show_values (Dialog           *d,
   /* The handlers rounded what they saw; the values are the source.  */
   *d->values = copy;
   dialog_advanced_sensitivity (d);
+  noise_widgets_show (d);
 }
 
 void
@@ -1207,7 +1442,10 @@ reset_all (Dialog *d)
 
   bm3d_values_set_defaults (&v);
   widgets_show_values (d, &v);
-  set_line (&d->estimate_line, NULL);
+  set_line (&d->estimate_line,
+            d->have_profile ? profile_text (&d->profile) : NULL);
+  if (v.noise == BM3D_VALUES_NOISE_CAMERA && ! d->have_profile)
+    request_estimate (d, TRUE);
   if (d->probed)
     set_line (&d->backend_line, backend_text (d, NULL));
   status_update (d);
@@ -1368,6 +1606,10 @@ bm3d_dialog_run (Bm3dDrawable  drawable,
 
   dialog_build (&d);
   gtk_widget_show_all (d.window);
+  noise_widgets_show (&d);
+  /* Camera noise: its profile first; the preview waits for it.  */
+  if (values->noise == BM3D_VALUES_NOISE_CAMERA)
+    request_estimate (&d, TRUE);
   dialog_start_pulse (&d);
 
   while ((response = gimp_dialog_run (GIMP_DIALOG (d.window)))
