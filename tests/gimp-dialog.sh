@@ -15,12 +15,21 @@
 #  3. OK pressed while the first preview is still rendering, with saved
 #     expert options: the same pixels as RUN-WITH-LAST-VALS with them,
 #     which differ from the defaults' (the options apply);
-#  4. Reset: back to the defaults, OK gives the defaults' pixels;
+#  4. Reset: back to the defaults (camera noise, strengths 1), the
+#     preview waits for the measured profile, and OK gives the pixels of
+#     plug-in-bm3d-denoise-camera with the defaults;
 #  5. Estimate (when the engine can estimate): sets sigma, previews it,
 #     and OK gives the pixels of the procedure's sigma 0 (estimate,
 #     then denoise);
 #  6. Estimate and OK at once, from a saved sigma of 60: OK waits for
-#     the estimate, and gives the pixels of sigma 0 too.
+#     the estimate, and gives the pixels of sigma 0 too;
+#  7. the Noise choice, from saved camera noise (strength 1.5, chroma
+#     strength 0.75): the profile is measured and shown, the preview
+#     filters it; white noise chosen with the keyboard previews sigma,
+#     camera noise again previews the profile without measuring anew; a
+#     typed strength of 2 is previewed, a drag of the strength slider
+#     shows the fast mode, and OK gives the pixels of the
+#     non-interactive camera call, which the last preview tile equals.
 # A screenshot of the first dialog is kept (BM3D_DIALOG_SCREENSHOT=FILE
 # copies it out).  Skipped without xvfb-run, xdotool, dbus-run-session
 # and ImageMagick's import.
@@ -117,31 +126,34 @@ type_sigma ()
   xdotool key Tab
 }
 
-# A drag of the sigma slider with the middle button (GTK moves the
-# slider to the pointer and follows it), 20 steps of 4 pixels.  Each
-# step's round trip, as the shell sees it (xdotool's start-up included),
-# goes to drag.out; the dialog logs the age of each event it handled.
+# A drag of the sigma slider (or of SLIDER: strength) with the middle
+# button (GTK moves the slider to the pointer and follows it), 20 steps
+# of 4 pixels.  Each step's round trip, as the shell sees it (xdotool's
+# start-up included), goes to drag.out (drag-SLIDER.out); the dialog
+# logs the age of each event it handled.
 drag_slider ()
 {
-  local geometry x y h i before now t0 t1
-  geometry=$(session_log | grep -m 1 'geometry sigma-scale')
+  local name=${1:-sigma} geometry x y h i before now t0 t1
+  local out=$work/drag.out
+  test "$name" = sigma || out=$work/drag-$name.out
+  geometry=$(session_log | grep -m 1 "geometry $name-scale")
   x=$(echo "$geometry" | sed 's/.* x=\([0-9]*\).*/\1/')
   y=$(echo "$geometry" | sed 's/.* y=\([0-9]*\).*/\1/')
   h=$(echo "$geometry" | sed 's/.* height=\([0-9]*\).*/\1/')
   y=$((y + h / 2)) x=$((x + 30))
   xdotool mousemove "$x" "$y" mousedown 2
   sleep 0.1
-  echo "drag-start $(session_log | grep -c ' sigma value')" >> "$work/drag.out"
+  echo "drag-start $(session_log | grep -c " $name value")" >> "$out"
   for i in $(seq 1 20); do
-    before=$(session_log | grep -c ' sigma value')
+    before=$(session_log | grep -c " $name value")
     t0=$(date +%s%N)
     xdotool mousemove $((x + 4 * i)) "$y"
-    while now=$(session_log | grep -c ' sigma value'); test "$now" -le "$before"
+    while now=$(session_log | grep -c " $name value"); test "$now" -le "$before"
     do
       test $(( ($(date +%s%N) - t0) / 1000000 )) -gt 5000 && break
     done
     t1=$(date +%s%N)
-    echo "step $i round-trip-ms $(( (t1 - t0) / 1000000 ))" >> "$work/drag.out"
+    echo "step $i round-trip-ms $(( (t1 - t0) / 1000000 ))" >> "$out"
     sleep 0.1
   done
   # On a slow machine the fast render may outlast 20 steps: keep the
@@ -232,7 +244,7 @@ inner ()
     focus "$window"
     wait_log 'drawn '
     xdotool key alt+r
-    wait_log 'drawn .* mode=bm3d fast=0 .*sigma=25 '
+    wait_log 'drawn .* mode=bm3d fast=0 .*noise=camera strength=1 chroma-strength=1$'
     xdotool key alt+o
     wait_gone
   fi
@@ -269,6 +281,36 @@ inner ()
     fi
     wait_gone
   fi
+
+  # 7. The Noise choice: camera (saved), white, camera; a typed strength,
+  # a drag; OK.
+  window=$(wait_window)
+  note "dialog 7: ${window:-none}"
+  if test -n "$window"; then
+    focus "$window"
+    wait_log 'drawn .* mode=bm3d fast=0 .*noise=camera strength=1.5 chroma-strength=0.75$' \
+      && cp "$work/tile" "$work/tile-camera"
+    # Alt+Y: the noise type; the arrow keys step through its choices
+    # (camera noise first, then white).
+    xdotool key alt+y Down
+    wait_log 'drawn .* mode=bm3d fast=0 .*noise=white '
+    xdotool key alt+y Up
+    wait_more 'drawn .* mode=bm3d fast=0 .*noise=camera ' 1
+    # Alt+T: the strength's spin button.
+    xdotool key alt+t ctrl+a
+    xdotool type --delay 50 2
+    xdotool key Tab
+    wait_log 'drawn .* mode=bm3d fast=0 .*noise=camera strength=2 ' \
+      && cp "$work/tile" "$work/tile-strength-2"
+    drag_slider strength
+    # Back to 2 for OK, typed again, and its preview.
+    xdotool key alt+t ctrl+a
+    xdotool type --delay 50 2
+    xdotool key Tab
+    wait_more 'drawn .* mode=bm3d fast=0 .*noise=camera strength=2 ' 1
+    xdotool key alt+o
+    wait_gone
+  fi
   wait "$gimp_pid"
 }
 
@@ -299,6 +341,11 @@ u8=PRECISION-U8-GAMMA
 saved_40=$(saved_values 40 0 1)
 saved_expert=$(saved_values 20 0 1 1 51 8 16 2 3.0 1.5)
 saved_60=$(saved_values 60 0 0)
+# White noise of sigma 25, as Reset used to leave it (dialog 5), and
+# camera noise with strength 1.5, chroma strength 0.75, BM3D, CPU
+# (dialog 7).
+saved_25=$(saved_values 25 0 0)
+saved_camera=$(saved_values 25 0 1 1 0 0 0 0 0 0 3 1 1.5 0.75)
 
 denoise ()  # RUN-MODE SIGMA MODE BACKEND OUT
 {
@@ -328,7 +375,9 @@ timeout 900 xvfb-run -a -s "-screen 0 1280x900x24 -noreset" \
   "$(denoise RUN-NONINTERACTIVE 20.0 0 1 expert-plain)" \
   "$(denoise RUN-INTERACTIVE 99.0 7 7 expert-dialog)" \
   "$(denoise RUN-INTERACTIVE 99.0 7 7 reset)" \
-  "$(denoise RUN-NONINTERACTIVE 25.0 0 0 defaults)" \
+  "(t-denoise-camera \"$noisy\" $u8 #f RUN-NONINTERACTIVE 1.0 1.0 0 0 #f
+                     \"$work/camera-defaults.raw\")" \
+  "(t-set-last-values $saved_25)" \
   "(t-try \"$noisy\" $u8 RUN-INTERACTIVE 99.0 7 7
           \"$work/estimate-before.raw\" \"$work/estimate-dialog.raw\")" \
   "(t-try \"$noisy\" $u8 RUN-NONINTERACTIVE 0.0 0 0
@@ -336,6 +385,10 @@ timeout 900 xvfb-run -a -s "-screen 0 1280x900x24 -noreset" \
   "(t-set-last-values $saved_60)" \
   "(t-try \"$noisy\" $u8 RUN-INTERACTIVE 99.0 7 7
           \"$work/estimate-ok-before.raw\" \"$work/estimate-ok.raw\")" \
+  "(t-set-last-values $saved_camera)" \
+  "$(denoise RUN-INTERACTIVE 99.0 7 7 noise-dialog)" \
+  "(t-denoise-camera \"$noisy\" $u8 #f RUN-NONINTERACTIVE 2.0 0.75 0 1 #f
+                     \"$work/camera-typed.raw\")" \
   2> "$work/xvfb.err"
 echo "# xvfb-run exited with status $?"
 
@@ -346,10 +399,10 @@ session ()
 }
 
 check "GIMP ran without a plug-in crash" no_crash "$log"
-for k in 1 2 3 4 5 6; do
+for k in 1 2 3 4 5 6 7; do
   check "dialog $k appeared" grep -q "dialog $k: [0-9]" "$work/driver.out"
 done
-for k in 1 2 3 4 6 7 8 9 10 11 12 13 14 15; do
+for k in 1 2 3 4 6 7 8 9 10 11 12 13 14 15 16 17 18 19; do
   check "batch command $k succeeded" is_ok "$log" $k
 done
 
@@ -423,8 +476,10 @@ check "the expert options apply (the pixels differ from the defaults')" \
   files_differ "$work/expert-last.raw" "$work/expert-plain.raw"
 
 # 4.
-check "Reset restored the defaults (sigma 25, BM3D, automatic backend)" \
-  cmp "$work/reset.raw" "$work/defaults.raw"
+check "Reset restored the defaults (camera noise, strengths 1, BM3D, automatic backend)" \
+  grep -q -E 'drawn .* mode=bm3d fast=0 .*backend=.*noise=camera strength=1 chroma-strength=1$' <(session 4)
+check "Reset, OK: the pixels of plug-in-bm3d-denoise-camera with the defaults" \
+  cmp "$work/reset.raw" "$work/camera-defaults.raw"
 
 # 5.
 if grep -q ' probe .* estimate=1' <(session 5); then
@@ -443,6 +498,24 @@ else
   check "without an estimator the Estimate button is off and sigma 0 refused" \
     grep -q 'Estimating the noise level is not implemented yet' "$log"
 fi
+
+# 7.
+check "camera noise: the profile was measured on opening" \
+  grep -q -E ' estimate-profile luma=[0-9.]+ chroma=[0-9.]+ ' <(session 7)
+check "camera noise: the preview waited for it and filtered it" \
+  test -s "$work/tile-camera"
+check "white noise chosen: previewed with sigma" \
+  grep -q -E 'drawn .* mode=bm3d fast=0 .*sigma=25 .*noise=white ' <(session 7)
+check "camera noise chosen again: previewed, the profile not measured anew" \
+  test "$(session 7 | grep -c ' estimate-profile ')" = 1
+check "the typed strength 2 was previewed" test -s "$work/tile-strength-2"
+check "a drag of the strength slider showed the fast mode" \
+  grep -q -E 'drawn .* fast=1 .*noise=camera ' <(session 7)
+check "OK: the pixels of the non-interactive camera call (strength 2, chroma 0.75)" \
+  cmp "$work/noise-dialog.raw" "$work/camera-typed.raw"
+check "the strength-2 preview tile equals the final result on its area" \
+  "$pixels" tile-matches "$work/tile-strength-2" "$work/noise-dialog.raw" \
+  $geometry
 
 if test $tap_failed -gt 0; then
   sed 's/^/# gimp: /' "$log"
