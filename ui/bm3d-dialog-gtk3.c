@@ -169,6 +169,69 @@ preview_set_size (GtkWidget *preview)
   g_object_unref (css);
 }
 
+/* A scale entry of the noise rows on `row` of `table`; its widgets
+ * (the entry itself, its slider, its spin button) go into `widgets`
+ * for the core to show or hide together.  */
+static GtkAdjustment *
+noise_scale_new (GtkWidget   *table,
+                 gint         row,
+                 const gchar *label,
+                 gdouble      value,
+                 const gchar *tooltip,
+                 GtkWidget  **widgets)
+{
+  GtkWidget *entry;
+
+  entry = gimp_scale_entry_new (label, value, BM3D_VALUES_STRENGTH_MIN,
+                                BM3D_VALUES_STRENGTH_MAX, STRENGTH_DIGITS);
+  gimp_label_spin_set_increments (GIMP_LABEL_SPIN (entry), 0.05, 0.25);
+  gimp_scale_entry_set_logarithmic (GIMP_SCALE_ENTRY (entry), TRUE);
+  gimp_help_set_help_data (entry, tooltip, NULL);
+  gtk_widget_set_size_request (gimp_scale_entry_get_range
+                               (GIMP_SCALE_ENTRY (entry)), SCALE_WIDTH, -1);
+  gtk_grid_attach (GTK_GRID (table), entry, 0, row, 3, 1);
+  widgets[0] = entry;
+  widgets[1] = gimp_scale_entry_get_range (GIMP_SCALE_ENTRY (entry));
+  widgets[2] = gimp_label_spin_get_spin_button (GIMP_LABEL_SPIN (entry));
+  return gtk_spin_button_get_adjustment (GTK_SPIN_BUTTON (widgets[2]));
+}
+
+/* The noise choice on row 0, camera noise first: what a photograph
+ * has.  */
+static void
+noise_combo_new (Dialog    *d,
+                 GtkWidget *table)
+{
+  static const gint32 noises[] = { BM3D_VALUES_NOISE_CAMERA,
+                                   BM3D_VALUES_NOISE_WHITE };
+  guint i;
+
+  d->noise_combo = gimp_int_combo_box_new (NULL, 0, NULL);
+  for (i = 0; i < G_N_ELEMENTS (noises); i++)
+    gimp_int_combo_box_append (GIMP_INT_COMBO_BOX (d->noise_combo),
+                               GIMP_INT_STORE_VALUE, noises[i],
+                               GIMP_INT_STORE_LABEL,
+                               bm3d_values_noise_label (noises[i]),
+                               -1);
+  /* The value is written before the core's handler reads it.  */
+  gimp_int_combo_box_set_active (GIMP_INT_COMBO_BOX (d->noise_combo),
+                                 d->values->noise);
+  g_signal_connect (d->noise_combo, "changed",
+                    G_CALLBACK (gimp_int_combo_box_get_active),
+                    &d->values->noise);
+  g_signal_connect (d->noise_combo, "changed",
+                    G_CALLBACK (dialog_noise_changed), d);
+  gimp_grid_attach_aligned (GTK_GRID (table), 0, 0, _("Noise t_ype:"),
+                            0.0, 0.5, d->noise_combo, 2);
+  gimp_help_set_help_data (d->noise_combo,
+                           _("Camera noise: the noise of this photograph, "
+                             "measured on it (coarse grain and colour "
+                             "blotches included) and removed as measured, "
+                             "times the strengths.  White noise: fine, "
+                             "even noise of one level (sigma), as in "
+                             "synthetic tests and scans."), NULL);
+}
+
 void
 dialog_build (Dialog *d)
 {
@@ -231,6 +294,8 @@ dialog_build (Dialog *d)
   gtk_grid_set_row_spacing (GTK_GRID (table), 6);
   gtk_box_pack_start (GTK_BOX (controls_vbox), table, FALSE, FALSE, 0);
 
+  noise_combo_new (d, table);
+
   /* The entry takes up to 255, the slider covers everyday noise.  */
   sigma = gimp_scale_entry_new (_("_Noise level (sigma):"), d->values->sigma,
                                 SIGMA_ENTRY_MIN, BM3D_VALUES_SIGMA_MAX, 1);
@@ -244,24 +309,48 @@ dialog_build (Dialog *d)
                              "real detail away."), NULL);
   gtk_widget_set_size_request (gimp_scale_entry_get_range
                                (GIMP_SCALE_ENTRY (sigma)), SCALE_WIDTH, -1);
-  gtk_grid_attach (GTK_GRID (table), sigma, 0, 0, 3, 1);
+  gtk_grid_attach (GTK_GRID (table), sigma, 0, 1, 3, 1);
   spin = gimp_label_spin_get_spin_button (GIMP_LABEL_SPIN (sigma));
   d->sigma_adj = gtk_spin_button_get_adjustment (GTK_SPIN_BUTTON (spin));
   d->sigma_scale = gimp_scale_entry_get_range (GIMP_SCALE_ENTRY (sigma));
   d->sigma_spin = spin;
+  d->sigma_widgets[0] = sigma;
+  d->sigma_widgets[1] = d->sigma_scale;
+  d->sigma_widgets[2] = spin;
   g_signal_connect (d->sigma_adj, "value-changed",
                     G_CALLBACK (dialog_sigma_changed), d);
 
   d->estimate_button = gtk_button_new_with_mnemonic (_("_Estimate"));
   gimp_help_set_help_data (d->estimate_button,
-                           _("Measure the noise level of the image (the "
-                             "middle of the selection) and set the slider "
-                             "to it."), NULL);
+                           _("Measure the noise of the image (the middle "
+                             "of the selection): for camera noise its "
+                             "profile, which the preview then uses; for "
+                             "white noise its level, which the slider is "
+                             "set to."), NULL);
   gtk_widget_set_sensitive (d->estimate_button, FALSE);
   g_signal_connect (d->estimate_button, "clicked",
                     G_CALLBACK (dialog_estimate_clicked), d);
   gtk_widget_set_valign (d->estimate_button, GTK_ALIGN_CENTER);
   gtk_grid_attach (GTK_GRID (table), d->estimate_button, 3, 0, 1, 1);
+
+  d->strength_adj =
+    noise_scale_new (table, 2, _("S_trength:"), d->values->strength,
+                     _("How much of the measured camera noise to "
+                       "remove: 1 removes it as measured, less keeps "
+                       "more grain and fine detail, more smooths "
+                       "harder."), d->strength_widgets);
+  g_signal_connect (d->strength_adj, "value-changed",
+                    G_CALLBACK (dialog_strength_changed), d);
+
+  d->chroma_strength_adj =
+    noise_scale_new (table, 3, _("C_hroma strength:"),
+                     d->values->chroma_strength,
+                     _("The same for the colour noise alone, on top "
+                       "of Strength: raise it for colour blotches "
+                       "that remain, lower it to keep faint "
+                       "colours."), d->chroma_strength_widgets);
+  g_signal_connect (d->chroma_strength_adj, "value-changed",
+                    G_CALLBACK (dialog_chroma_strength_changed), d);
 
   d->mode_combo = dialog_choice_combo_new (bm3d_values_mode_label,
                                            BM3D_VALUES_MODE_MAX + 1,
@@ -270,7 +359,7 @@ dialog_build (Dialog *d)
                                       dialog_mode_sensitive, d, NULL);
   g_signal_connect (d->mode_combo, "changed",
                     G_CALLBACK (dialog_mode_changed), d);
-  gimp_grid_attach_aligned (GTK_GRID (table), 0, 1, _("_Mode:"),
+  gimp_grid_attach_aligned (GTK_GRID (table), 0, 4, _("_Mode:"),
                             0.0, 0.5, d->mode_combo, 2);
   gimp_help_set_help_data (d->mode_combo,
                            _("BM3D gives the best result in two phases; "
@@ -286,7 +375,7 @@ dialog_build (Dialog *d)
                                       dialog_backend_sensitive, d, NULL);
   g_signal_connect (d->backend_combo, "changed",
                     G_CALLBACK (dialog_backend_changed), d);
-  gimp_grid_attach_aligned (GTK_GRID (table), 0, 2, _("_Backend:"),
+  gimp_grid_attach_aligned (GTK_GRID (table), 0, 5, _("_Backend:"),
                             0.0, 0.5, d->backend_combo, 2);
   gimp_help_set_help_data (d->backend_combo,
                            _("Where the work is done: an NVIDIA GPU "
@@ -304,7 +393,7 @@ dialog_build (Dialog *d)
                            _("While the noise level slider moves, preview "
                              "with the fastest mode available, and with "
                              "the chosen mode once it rests."), NULL);
-  gtk_grid_attach (GTK_GRID (table), d->fast_toggle, 0, 3, 4, 1);
+  gtk_grid_attach (GTK_GRID (table), d->fast_toggle, 0, 6, 4, 1);
 
   gtk_box_pack_start (GTK_BOX (controls_vbox), advanced_new (d),
                       FALSE, FALSE, 0);
