@@ -19,8 +19,8 @@
  * The procedure's arguments come from one table, arguments[]: each row
  * names a field of Bm3dValues, so declaring the arguments, reading the
  * config and writing it back after the dialog are three loops over it.
- * A new argument (the camera-noise model's noise choice and strengths)
- * is a new row.  GIMP keeps the last values itself (GimpProcedureConfig):
+ * The camera-noise model's noise choice and strengths are three such
+ * rows.  GIMP keeps the last values itself (GimpProcedureConfig):
  * after an interactive OK, and for RUN-WITH-LAST-VALS.
  */
 
@@ -88,6 +88,17 @@ static const ChoiceRow backend_choices[] =
   { NULL, 0 }
 };
 
+static const ChoiceRow noise_choices[] =
+{
+  { "camera", BM3D_VALUES_NOISE_CAMERA },
+  { "white",  BM3D_VALUES_NOISE_WHITE  },
+  { NULL, 0 }
+};
+
+/* White by default in the PDB, so that a script's call with a sigma
+ * keeps its meaning; the dialog remembers the user's choice.  */
+#define PDB_NOISE_DEFAULT  BM3D_VALUES_NOISE_WHITE
+
 #define FIELD(name) G_STRUCT_OFFSET (Bm3dValues, name)
 
 static const Argument arguments[] =
@@ -109,6 +120,22 @@ static const Argument arguments[] =
        "CPU; cpu; cuda"),
     ARG_CHOICE, FALSE, 0, 0, BM3D_VALUES_BACKEND_DEFAULT,
     backend_choices, bm3d_values_backend_label, FIELD (backend) },
+  { "noise", N_("Noise type"),
+    N_("camera: the photo's own noise, measured on it (the middle of the "
+       "selection) as a noise profile and removed times the strengths; "
+       "sigma is then not used.  white: white noise of sigma"),
+    ARG_CHOICE, FALSE, 0, 0, PDB_NOISE_DEFAULT,
+    noise_choices, bm3d_values_noise_label, FIELD (noise) },
+  { "strength", N_("Strength"),
+    N_("Camera noise: the multiple of the noise measured to remove, 0.25 "
+       "to 4 (1: as measured)"),
+    ARG_FLOAT, FALSE, BM3D_VALUES_STRENGTH_MIN, BM3D_VALUES_STRENGTH_MAX,
+    BM3D_VALUES_STRENGTH_DEFAULT, NULL, NULL, FIELD (strength) },
+  { "chroma-strength", N_("Chroma strength"),
+    N_("Camera noise: the multiple for the colour noise, on top of "
+       "strength, 0.25 to 4 (1: as measured)"),
+    ARG_FLOAT, FALSE, BM3D_VALUES_STRENGTH_MIN, BM3D_VALUES_STRENGTH_MAX,
+    BM3D_VALUES_STRENGTH_DEFAULT, NULL, NULL, FIELD (chroma_strength) },
 
   /* The dialog's own state and the BM3D expert options: 0 is the
    * published default.  */
@@ -388,9 +415,11 @@ bm3d_run (GimpProcedure        *procedure,
   if (problem)
     {
       /* Saved values from another version, or damaged: never misread,
-       * the defaults instead.  */
+       * the procedure's declared defaults instead (white noise, as a
+       * call with nothing saved gets).  */
       g_free (problem);
       bm3d_values_set_defaults (&vals);
+      vals.noise = PDB_NOISE_DEFAULT;
     }
 
   if (run_mode == GIMP_RUN_INTERACTIVE)

@@ -18,6 +18,7 @@ GIMP_TESTS = \
 GIMP3_TESTS = \
 	tests/gimp3-procedure.sh \
 	tests/gimp3-arguments.sh \
+	tests/gimp3-camera.sh \
 	tests/gimp3-batch.sh \
 	tests/gimp3-dialog.sh
 
