@@ -9,9 +9,12 @@
 #     level) and the screen shows it;
 #  2. a drag of the sigma slider shows the fast mode while it moves;
 #     then Cancel: the image unchanged;
-#  3. Reset goes back to the defaults, and OK gives the defaults' pixels;
-#  4. Estimate sets sigma, previews it, and OK gives the pixels of the
-#     procedure's sigma 0 (estimate, then denoise).
+#  3. Reset goes back to the dialog's defaults (camera noise, strengths
+#     1), and OK gives the pixels of the procedure with #:noise "camera";
+#  4. white noise chosen with the keyboard (the dialog opened on the
+#     camera noise Reset left), Estimate sets sigma, previews it, and OK
+#     gives the pixels of the procedure's sigma 0 (estimate, then
+#     denoise).
 # A screenshot of the first dialog, expert options open, is kept
 # (BM3D_DIALOG_SCREENSHOT=FILE copies it out).  Skipped without
 # xvfb-run, xdotool, dbus-run-session and ImageMagick's import.
@@ -163,7 +166,7 @@ inner ()
     focus "$window"
     wait_log 'drawn '
     xdotool key alt+r
-    wait_log 'drawn .* mode=bm3d fast=0 .*sigma=25 '
+    wait_log 'drawn .* mode=bm3d fast=0 .*noise=camera strength=1 chroma-strength=1$'
     xdotool key alt+o
     wait_gone
   fi
@@ -174,6 +177,10 @@ inner ()
   if test -n "$window"; then
     focus "$window"
     wait_log ' probe .* estimate=1'
+    # Alt+Y: the noise type; Down steps from camera noise to white.
+    wait_log 'drawn .* mode=bm3d fast=0 .*noise=camera '
+    xdotool key alt+y Down
+    wait_log 'drawn .* mode=bm3d fast=0 .*noise=white '
     xdotool key alt+e
     wait_log ' estimate sigma='
     estimate=$(session_log | sed -n 's/.* estimate sigma=\([^ ]*\).*/\1/p')
@@ -224,7 +231,14 @@ timeout 900 xvfb-run -a -s "-screen 0 1280x900x24 -noreset" \
   "(t-try \"$noisy\" $u8 RUN-INTERACTIVE 0 \"bm3d\" \"auto\"
           \"$work/cancel-before.raw\" \"$work/cancel-after.raw\")" \
   "$(denoise RUN-INTERACTIVE 0 bm3d auto reset)" \
-  "$(denoise RUN-NONINTERACTIVE 25.0 bm3d auto defaults)" \
+  "(let* ((image (t-load \"$noisy\"))
+          (drawable (t-drawable image)))
+     (plug-in-bm3d-denoise #:run-mode RUN-NONINTERACTIVE #:image image
+                           #:drawables (vector drawable) #:noise \"camera\"
+                           #:strength 1.0 #:chroma-strength 1.0
+                           #:mode \"bm3d\" #:backend \"auto\")
+     (t-dump image \"$work/camera-defaults.raw\")
+     (gimp-image-delete image))" \
   "$(denoise RUN-INTERACTIVE 0 bm3d auto estimate-dialog)" \
   "$(denoise RUN-NONINTERACTIVE 0.0 bm3d auto sigma0)" \
   2> "$work/xvfb.err"
@@ -283,8 +297,12 @@ check "Cancel left the image unchanged" \
   cmp "$work/cancel-before.raw" "$work/cancel-after.raw"
 
 # 3.
-check "Reset restored the defaults (sigma 25, BM3D, automatic backend)" \
-  cmp "$work/reset.raw" "$work/defaults.raw"
+check "Reset restored the defaults (camera noise, strengths 1, BM3D)" \
+  grep -q -E 'drawn .* mode=bm3d fast=0 .*noise=camera strength=1 chroma-strength=1$' <(session 3)
+check "Reset, OK: the pixels of #:noise \"camera\" with the defaults" \
+  cmp "$work/reset.raw" "$work/camera-defaults.raw"
+check "white noise chosen with the keyboard was previewed with sigma" \
+  grep -q -E 'drawn .* mode=bm3d fast=0 .*noise=white ' <(session 4)
 
 # 4.
 check "Estimate set the slider and the preview followed" \
