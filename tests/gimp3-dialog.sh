@@ -298,11 +298,11 @@ check "Cancel left the image unchanged" \
 
 # 3.
 check "Reset restored the defaults (camera noise, strengths 1, BM3D)" \
-  grep -q -E 'drawn .* mode=bm3d fast=0 .*noise=camera strength=1 chroma-strength=1$' <(session 3)
+  session_has 3 'drawn .* mode=bm3d fast=0 .*noise=camera strength=1 chroma-strength=1$'
 check "Reset, OK: the pixels of #:noise \"camera\" with the defaults" \
   cmp "$work/reset.raw" "$work/camera-defaults.raw"
 check "white noise chosen with the keyboard was previewed with sigma" \
-  grep -q -E 'drawn .* mode=bm3d fast=0 .*noise=white ' <(session 4)
+  session_has 4 'drawn .* mode=bm3d fast=0 .*noise=white '
 
 # 4.
 check "Estimate set the slider and the preview followed" \
