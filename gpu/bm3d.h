@@ -264,11 +264,9 @@ bm3d_status  bm3d_denoise       (const bm3d_image  *in,
  * inside the range where the rest does not.  */
 int          bm3d_image_within_range (const bm3d_image *img);
 
-/* Estimate the sigma to give the white model for the noise of `in`
- * (0..255 scale; alpha is ignored): the noise's deviation when it is
- * white, and for the correlated noise of a photograph the sigma that
- * suits it, the noise profile's sigma_white (bm3d_estimate_noise_profile
- * () on images of 32x32 pixels and more).  Reads a bounded sample of the image on the
+/* Estimate the standard deviation (0..255 scale) of additive white
+ * Gaussian noise in `in` (on the luminance the engine matches on, for
+ * colour; alpha is ignored).  Reads a bounded sample of the image on the
  * host, so it uses params->threads and ->progress only.  A constant
  * image gives 0; an image under 8x8 pixels is refused
  * (BM3D_ERR_INVALID_SIZE).  On success *sigma holds the estimate, else

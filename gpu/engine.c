@@ -16,28 +16,6 @@
 #define BM3D_MAX_SIDE   (1 << 20)
 #define BM3D_MAX_PIXELS ((size_t) 1 << 31)
 
-/* White noise has a fifth of its power below 0.25 cycles/pixel, a
- * photograph's noise two thirds and more.  */
-#define PHOTO_LOW_SHARE 0.35f
-/* A camera's noise reduction and JPEG leave a photograph almost no
- * noise at the finest scale (0.2 to 0.9 where its noise wants a sigma
- * of 10 to 25); white noise of any use keeps its sigma there.  */
-#define PHOTO_FINE_MAX  1.5f
-/* No camera's noise in an 8-bit photograph wants a white sigma above
- * this (the shared real photographs, ISO 800 to 12800, want 10 to 25):
- * more is texture the profile took for noise, where no block is flat.  */
-#define PHOTO_SIGMA_MAX 30.0f
-/* A photograph's processed noise (photo_gain ()): its profile's levels
- * times this.  The estimate measures the flattest blocks, and a
- * camera's noise reduction cleaned those most: on the shared real
- * photographs the whole frame's noise is 1.9 (luma) to 2.9 (chroma)
- * times theirs, and BM3D does best at about 1.5 times the true noise
- * (given the truth's profile).  Chosen on 10 of the 50 shared
- * photographs (every fifth): gains 1, 2, 3 and 4 gave 38.39, 39.40,
- * 39.74 and 39.84 dB where the best single white sigma gives 40.05;
- * 3, as 4 buys its last 0.1 dB with texture.  Checked on all 50
- * (BENCHMARKS.md).  */
-#define PHOTO_GAIN      3.0f
 
 void
 bm3d_params_init (bm3d_params *params)
@@ -119,8 +97,8 @@ bm3d_isoline_variant_parse (const char *name)
 
 /* ---- validation ------------------------------------------------------ */
 
-static bm3d_status
-check_image (const bm3d_image *img, const char *what, bm3d_job *job)
+bm3d_status
+bm3d_check_image (const bm3d_image *img, const char *what, bm3d_job *job)
 {
   int colour;
 
@@ -226,8 +204,8 @@ check_call (const bm3d_image *in, const bm3d_image *out,
       bm3d_job_message (job, "parameters are missing");
       return BM3D_ERR_INVALID_ARGUMENT;
     }
-  if ((status = check_image (in, "input", job)) != BM3D_OK
-      || (status = check_image (out, "output", job)) != BM3D_OK)
+  if ((status = bm3d_check_image (in, "input", job)) != BM3D_OK
+      || (status = bm3d_check_image (out, "output", job)) != BM3D_OK)
     return status;
   if (in->width != out->width || in->height != out->height
       || in->channels != out->channels || in->has_alpha != out->has_alpha)
@@ -642,8 +620,8 @@ static const bm3d_algorithm algorithms[] =
 
 /* ---- backends -------------------------------------------------------- */
 
-static int
-default_threads (void)
+int
+bm3d_default_threads (void)
 {
   long n = sysconf (_SC_NPROCESSORS_ONLN);
 
@@ -749,36 +727,6 @@ run_with_fallback (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
 }
 
 static void job_noise (bm3d_job *job);
-static bm3d_status estimate_profile (const bm3d_image *in, bm3d_job *job,
-                                     bm3d_noise_profile *profile,
-                                     double share);
-
-/* Is the noise of `in`, of profile `profile`, a photograph's processed
- * noise: next to none at the finest scale (a camera's noise reduction
- * and JPEG took it) and coarse (a third and more of its power below
- * 0.25 cycles/pixel)?  The estimate then measured the flattest blocks,
- * which the noise reduction cleaned most, and BM3D wants more
- * (job->photo_gain).  Sets it.  */
-static bm3d_status
-photo_gain (const bm3d_image *in, bm3d_job *job)
-{
-  const bm3d_noise_profile *profile = bm3d_job_noise_profile (job);
-  bm3d_job fine_job = *job;
-  float fine = 0.0f;
-  bm3d_status status;
-
-  fine_job.threads = job->params->threads > 0 ? job->params->threads
-                                              : default_threads ();
-  fine_job.channels = 1;
-  fine_job.tile_share = 0.0;
-  status = bm3d_estimate_cpu (in, &fine_job, &fine);
-  if (status != BM3D_OK)
-    return status;
-  job->photo_gain = fine < PHOTO_FINE_MAX
-                    && profile->low_share[0] >= PHOTO_LOW_SHARE
-                    ? PHOTO_GAIN : 1.0f;
-  return BM3D_OK;
-}
 
 /* Fill the parts of `job` every algorithm shares.  */
 static void
@@ -788,7 +736,7 @@ job_prepare (bm3d_job *job, const bm3d_image *in)
 
   job->algorithm = &algorithms[params->mode];
   job->colour_space = job->algorithm->colour_space;
-  job->threads = params->threads > 0 ? params->threads : default_threads ();
+  job->threads = params->threads > 0 ? params->threads : bm3d_default_threads ();
   job->channels = in->channels - (in->has_alpha ? 1 : 0);
   job_noise (job);
 }
@@ -855,12 +803,12 @@ bm3d_denoise (const bm3d_image *in, bm3d_image *out,
   else if (params->noise == BM3D_NOISE_PROFILE)
     {
       /* Camera noise with no profile given: the input's own.  */
-      status = estimate_profile (in, &job, &job.estimated, 0.0);
+      status = bm3d_estimate_profile_job (in, &job, &job.estimated, 0.0);
       if (status != BM3D_OK)
         return status;
     }
   if (params->noise == BM3D_NOISE_PROFILE
-      && (status = photo_gain (in, &job)) != BM3D_OK)
+      && (status = bm3d_photo_gain (in, &job)) != BM3D_OK)
     return status;
   job_prepare (&job, in);
   report->white_sigma = job.white_sigma;
@@ -926,125 +874,4 @@ bm3d_context_margin (const bm3d_params *params, int colour_channels,
   *margin = job.margin;
   *align = job.align > 0 ? job.align : 1;
   return BM3D_OK;
-}
-
-/* ---- noise estimation ------------------------------------------------ */
-
-
-
-/* The estimate reads a bounded sample of the image (noise_estimate.c):
- * a few milliseconds on the host, less than uploading the image to a
- * device would take, so it runs on the host whatever params->backend.  */
-/* The white-model sigma for a noise whose finest-scale level is
- * `white` (bm3d_estimate_cpu) and whose profile is `profile`: the
- * profile's white sigma for a photograph's processed noise, else the
- * finest-scale estimate, the more exact for white noise.  */
-static float
-photo_sigma (float white, const bm3d_noise_profile *profile)
-{
-  if (white < PHOTO_FINE_MAX && profile->low_share[0] >= PHOTO_LOW_SHARE
-      && profile->sigma_white > white)
-    return profile->sigma_white < PHOTO_SIGMA_MAX ? profile->sigma_white
-                                                  : PHOTO_SIGMA_MAX;
-  return white;
-}
-
-bm3d_status
-bm3d_estimate_sigma (const bm3d_image *in, const bm3d_params *params,
-                     float *sigma, bm3d_report *report)
-{
-  bm3d_report scratch;
-  bm3d_job job;
-  bm3d_status status;
-  float white = 0.0f;
-  double start = bm3d_seconds ();
-
-  if (!report)
-    report = &scratch;
-  memset (report, 0, sizeof *report);
-  bm3d_job_init (&job, params, report);
-  if (!params || !sigma)
-    {
-      bm3d_job_message (&job, !params ? "parameters are missing"
-                                      : "no place for the estimate");
-      return BM3D_ERR_INVALID_ARGUMENT;
-    }
-  if ((status = check_image (in, "input", &job)) != BM3D_OK)
-    return status;
-  job.threads = params->threads > 0 ? params->threads : default_threads ();
-  job.channels = 1;
-  job.tile_base = 0.0;
-  job.tile_share = 1.0;
-  report->backend_used = BM3D_BACKEND_CPU;
-
-  status = bm3d_estimate_cpu (in, &job, &white);
-  if (status == BM3D_OK && in->width >= 32
-      && in->height >= 32)
-    {
-      /* Photographs: the sigma that suits their noise.  */
-      bm3d_noise_profile profile;
-
-      status = estimate_profile (in, &job, &profile, 1.0);
-      if (status == BM3D_OK)
-        white = photo_sigma (white, &profile);
-    }
-  if (status == BM3D_OK)
-    *sigma = white;
-  report->seconds_total = bm3d_seconds () - start;
-  return status;
-}
-
-/* The profile of `in`, as bm3d_estimate_noise_profile () gives it;
- * `share` is the part of the call's progress it takes.  */
-static bm3d_status
-estimate_profile (const bm3d_image *in, bm3d_job *job,
-                  bm3d_noise_profile *profile, double share)
-{
-  int colour = in->channels - (in->has_alpha ? 1 : 0);
-  bm3d_status status;
-
-  if (in->width < 32 || in->height < 32)
-    {
-      bm3d_job_message (job, "a %dx%d image is too small to estimate its "
-                        "noise profile (32x32 at least)", in->width,
-                        in->height);
-      return BM3D_ERR_INVALID_SIZE;
-    }
-  job->threads = job->params->threads > 0 ? job->params->threads
-                                          : default_threads ();
-  job->channels = colour;
-  job->tile_base = 0.0;
-  job->tile_share = share;
-  status = bm3d_estimate_profile_cpu (in, job, profile);
-  job->tile_base = share;
-  job->tile_share = 1.0 - share;
-  return status;
-}
-
-bm3d_status
-bm3d_estimate_noise_profile (const bm3d_image *in, const bm3d_params *params,
-                             bm3d_noise_profile *profile,
-                             bm3d_report *report)
-{
-  bm3d_report scratch;
-  bm3d_job job;
-  bm3d_status status;
-  double start = bm3d_seconds ();
-
-  if (!report)
-    report = &scratch;
-  memset (report, 0, sizeof *report);
-  bm3d_job_init (&job, params, report);
-  if (!params || !profile)
-    {
-      bm3d_job_message (&job, !params ? "parameters are missing"
-                                      : "no place for the profile");
-      return BM3D_ERR_INVALID_ARGUMENT;
-    }
-  if ((status = check_image (in, "input", &job)) != BM3D_OK)
-    return status;
-  report->backend_used = BM3D_BACKEND_CPU;
-  status = estimate_profile (in, &job, profile, 1.0);
-  report->seconds_total = bm3d_seconds () - start;
-  return status;
 }

@@ -94,6 +94,28 @@ bm3d_status bm3d_isoline_cuda_image     (const bm3d_image *in,
  * the clipped mean.  */
 void        bm3d_unclip       (bm3d_image *img, float sigma, int threads);
 
+/* ---- the engine's shared helpers: engine.c ------------------------- */
+/* The threads a call with params->threads 0 runs on: every core.  */
+int         bm3d_default_threads (void);
+/* BM3D_OK when `img` can be read (size, stride, channels), else a
+ * one-line message in job's report naming it `what`.  */
+bm3d_status bm3d_check_image  (const bm3d_image *img, const char *what,
+                               bm3d_job *job);
+
+/* ---- the noise dispatch: engine_noise.c ------------------------------ */
+/* No camera's noise in an 8-bit photograph wants a white sigma above
+ * this (the shared real photographs, ISO 800 to 12800, want 10 to 25):
+ * more is texture the profile took for noise, where no block is flat.  */
+#define PHOTO_SIGMA_MAX 30.0f
+/* Set job->photo_gain: a photograph's processed noise gets its
+ * profile's levels raised (engine_noise.c says why), other noise 1.  */
+bm3d_status bm3d_photo_gain   (const bm3d_image *in, bm3d_job *job);
+/* The profile of `in` (at least 32x32) for a job of its parameters;
+ * `share` is the part of the call's progress it takes.  */
+bm3d_status bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
+                                       bm3d_noise_profile *profile,
+                                       double share);
+
 /* ---- noise estimation: noise_estimate.c ----------------------------- */
 /* The noise deviation of `in` (checked by the caller), on the luminance
  * the engine matches on for colour, in the channels' units.  */

@@ -5,11 +5,13 @@ gpu_libbm3d_a_SOURCES = \
 	gpu/bm3d.h \
 	gpu/engine.h \
 	gpu/engine.c \
+	gpu/engine_noise.c \
 	gpu/job.h \
 	gpu/job.c \
 	gpu/bm3d_tables.h \
 	gpu/bm3d_tables.c \
 	gpu/bm3d_cpu.c \
+	gpu/bm3d_cpu_simd.h \
 	gpu/nlm_cpu.c \
 	gpu/isoline_core.h \
 	gpu/isoline_cpu.c \
