@@ -26,6 +26,7 @@
 #include "config.h"
 
 #include "bm3d_cpu.h"
+#include "bm3d_cpu_simd.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -34,39 +35,6 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-
-/* The hot loops are built twice, for AVX2 with FMA and for any x86-64,
- * and the loader picks the one the processor runs.  */
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 \
-    && defined(__x86_64__) && defined(__linux__)
-#define HOT_LOOP __attribute__ ((target_clones ("arch=x86-64-v3", "default")))
-#else
-#define HOT_LOOP
-#endif
-
-#if defined(__GNUC__)
-#define INLINE inline __attribute__ ((always_inline))
-#else
-#define INLINE inline
-#endif
-
-#define K BM3D_PATCH
-
-/* One patch row: eight floats in one AVX register in the AVX2 build, two
- * SSE registers in the other (GCC vector extension).  */
-typedef float row8 __attribute__ ((vector_size (32)));
-typedef int   row8i __attribute__ ((vector_size (32)));
-
-/* Unaligned row access (vectors are passed by address: their by-value
- * ABI differs between the two builds).  */
-#define load_row(v, p)  memcpy ((v), (p), sizeof (row8))
-#define store_row(p, v) memcpy ((p), (v), sizeof (row8))
-
-/* Whether any lane of a comparison result is set.  */
-typedef long long row4l __attribute__ ((vector_size (32)));
-#define ANY_LANE(m) \
-  ((((row4l) (m))[0] | ((row4l) (m))[1] | ((row4l) (m))[2] \
-    | ((row4l) (m))[3]) != 0)
 
 /* Everything a band needs to know about the current phase.  */
 typedef struct
@@ -439,6 +407,36 @@ window_times (const phase_ctx *ctx, float weight, row8 wk[K])
     wk[i] = weight * ctx->kaiser_rows[i];
 }
 
+/* The group of `members` of `plane` in the 3D transform domain: each
+ * patch's 2D transform, then the Haar transform across the group.  */
+static INLINE void
+group_forward (const phase_ctx *ctx, const float *plane,
+               const int32_t *members, int m, row8 *g, row8 *tmp)
+{
+  for (int i = 0; i < m; i++)
+    transform_2d (ctx->fwd, ctx->fwd_t, plane + members[i], ctx->width,
+                  g + i * K);
+  haar_group (g, m, tmp);
+}
+
+/* The filtered group back from the 3D transform domain, each patch
+ * added to channel c's sums with the group's weight.  */
+static INLINE void
+group_aggregate (const phase_ctx *ctx, int c, const int32_t *members, int m,
+                 row8 *g, row8 *tmp, float weight)
+{
+  row8 est[K], wk[K];
+
+  haar_group_inverse (g, m, tmp);
+  window_times (ctx, weight, wk);
+  for (int i = 0; i < m; i++)
+    {
+      transform_2d (ctx->inv, ctx->inv_t, (const float *) (g + i * K), K,
+                    est);
+      aggregate (ctx, c, members[i], est, wk);
+    }
+}
+
 /* Phase 1: hard thresholding of the group in the 3D transform domain.  */
 static INLINE void
 collaborative_filter_hard (const phase_ctx *ctx, band_scratch *s,
@@ -446,7 +444,6 @@ collaborative_filter_hard (const phase_ctx *ctx, band_scratch *s,
 {
   row8 *g = s->group;
   row8 *tmp = s->group + BM3D_GROUP_MAX * K;
-  row8 est[K], wk[K];
 
   for (int c = 0; c < ctx->channels; c++)
     {
@@ -454,10 +451,7 @@ collaborative_filter_hard (const phase_ctx *ctx, band_scratch *s,
       row8i kept8 = { 0 };
       int kept = 0;
 
-      for (int i = 0; i < m; i++)
-        transform_2d (ctx->fwd, ctx->fwd_t, ctx->noisy[c] + members[i],
-                      ctx->width, g + i * K);
-      haar_group (g, m, tmp);
+      group_forward (ctx, ctx->noisy[c], members, m, g, tmp);
       for (int k = 0; k < m * K; k++)
         {
           row8i keep = (g[k] > thr) | (g[k] < -thr);
@@ -467,16 +461,9 @@ collaborative_filter_hard (const phase_ctx *ctx, band_scratch *s,
         }
       for (int j = 0; j < K; j++)
         kept += kept8[j];
-      haar_group_inverse (g, m, tmp);
-
-      window_times (ctx, 1.0f / (ctx->sigma[c] * ctx->sigma[c]
-                                 * (kept > 1 ? kept : 1)), wk);
-      for (int i = 0; i < m; i++)
-        {
-          transform_2d (ctx->inv, ctx->inv_t, (const float *) (g + i * K), K,
-                        est);
-          aggregate (ctx, c, members[i], est, wk);
-        }
+      group_aggregate (ctx, c, members, m, g, tmp,
+                       1.0f / (ctx->sigma[c] * ctx->sigma[c]
+                               * (kept > 1 ? kept : 1)));
     }
 }
 
@@ -496,7 +483,6 @@ collaborative_filter_hard_profile (const phase_ctx *ctx, band_scratch *s,
 {
   row8 *g = s->group;
   row8 *tmp = s->group + BM3D_GROUP_MAX * K;
-  row8 est[K], wk[K];
 
   for (int c = 0; c < ctx->channels; c++)
     {
@@ -504,10 +490,7 @@ collaborative_filter_hard_profile (const phase_ctx *ctx, band_scratch *s,
       row8 noise8 = { 0 };
       float noise = 0.0f;
 
-      for (int i = 0; i < m; i++)
-        transform_2d (ctx->fwd, ctx->fwd_t, ctx->noisy[c] + members[i],
-                      ctx->width, g + i * K);
-      haar_group (g, m, tmp);
+      group_forward (ctx, ctx->noisy[c], members, m, g, tmp);
       for (int i = 0; i < m; i++)
         for (int u = 0; u < K; u++)
           {
@@ -519,20 +502,12 @@ collaborative_filter_hard_profile (const phase_ctx *ctx, band_scratch *s,
           }
       for (int j = 0; j < K; j++)
         noise += noise8[j];
-      haar_group_inverse (g, m, tmp);
-
       /* Nothing kept: the group is its mean, as noisy as its DC.  */
       if (noise < var[0][0])
         noise = var[0][0];
       if (noise < PROFILE_NOISE_MIN)
         noise = PROFILE_NOISE_MIN;
-      window_times (ctx, 1.0f / noise, wk);
-      for (int i = 0; i < m; i++)
-        {
-          transform_2d (ctx->inv, ctx->inv_t, (const float *) (g + i * K), K,
-                        est);
-          aggregate (ctx, c, members[i], est, wk);
-        }
+      group_aggregate (ctx, c, members, m, g, tmp, 1.0f / noise);
     }
 }
 
@@ -545,7 +520,6 @@ collaborative_filter_wiener_profile (const phase_ctx *ctx, band_scratch *s,
   row8 *gz = s->group;
   row8 *gb = s->group + BM3D_GROUP_MAX * K;
   row8 *tmp = s->group + 2 * BM3D_GROUP_MAX * K;
-  row8 est[K], wk[K];
 
   for (int c = 0; c < ctx->channels; c++)
     {
@@ -553,15 +527,8 @@ collaborative_filter_wiener_profile (const phase_ctx *ctx, band_scratch *s,
       row8 noise8 = { 0 };
       float noise = 0.0f;
 
-      for (int i = 0; i < m; i++)
-        {
-          transform_2d (ctx->fwd, ctx->fwd_t, ctx->noisy[c] + members[i],
-                        ctx->width, gz + i * K);
-          transform_2d (ctx->fwd, ctx->fwd_t, ctx->basic[c] + members[i],
-                        ctx->width, gb + i * K);
-        }
-      haar_group (gz, m, tmp);
-      haar_group (gb, m, tmp);
+      group_forward (ctx, ctx->noisy[c], members, m, gz, tmp);
+      group_forward (ctx, ctx->basic[c], members, m, gb, tmp);
       for (int i = 0; i < m; i++)
         for (int u = 0; u < K; u++)
           {
@@ -573,16 +540,9 @@ collaborative_filter_wiener_profile (const phase_ctx *ctx, band_scratch *s,
           }
       for (int j = 0; j < K; j++)
         noise += noise8[j];
-      haar_group_inverse (gz, m, tmp);
-
-      window_times (ctx, 1.0f / (noise > PROFILE_NOISE_MIN
-                                 ? noise : PROFILE_NOISE_MIN), wk);
-      for (int i = 0; i < m; i++)
-        {
-          transform_2d (ctx->inv, ctx->inv_t, (const float *) (gz + i * K),
-                        K, est);
-          aggregate (ctx, c, members[i], est, wk);
-        }
+      group_aggregate (ctx, c, members, m, gz, tmp,
+                       1.0f / (noise > PROFILE_NOISE_MIN
+                               ? noise : PROFILE_NOISE_MIN));
     }
 }
 
@@ -595,7 +555,6 @@ collaborative_filter_wiener (const phase_ctx *ctx, band_scratch *s,
   row8 *gz = s->group;
   row8 *gb = s->group + BM3D_GROUP_MAX * K;
   row8 *tmp = s->group + 2 * BM3D_GROUP_MAX * K;
-  row8 est[K], wk[K];
 
   for (int c = 0; c < ctx->channels; c++)
     {
@@ -603,15 +562,8 @@ collaborative_filter_wiener (const phase_ctx *ctx, band_scratch *s,
       row8 energy8 = { 0 };
       float energy = 0.0f;
 
-      for (int i = 0; i < m; i++)
-        {
-          transform_2d (ctx->fwd, ctx->fwd_t, ctx->noisy[c] + members[i],
-                        ctx->width, gz + i * K);
-          transform_2d (ctx->fwd, ctx->fwd_t, ctx->basic[c] + members[i],
-                        ctx->width, gb + i * K);
-        }
-      haar_group (gz, m, tmp);
-      haar_group (gb, m, tmp);
+      group_forward (ctx, ctx->noisy[c], members, m, gz, tmp);
+      group_forward (ctx, ctx->basic[c], members, m, gb, tmp);
       for (int k = 0; k < m * K; k++)
         {
           row8 b2 = gb[k] * gb[k];
@@ -622,16 +574,8 @@ collaborative_filter_wiener (const phase_ctx *ctx, band_scratch *s,
         }
       for (int j = 0; j < K; j++)
         energy += energy8[j];
-      haar_group_inverse (gz, m, tmp);
-
-      window_times (ctx, energy > 0.0f ? 1.0f / (s2 * energy) : 1.0f / s2,
-                    wk);
-      for (int i = 0; i < m; i++)
-        {
-          transform_2d (ctx->inv, ctx->inv_t, (const float *) (gz + i * K),
-                        K, est);
-          aggregate (ctx, c, members[i], est, wk);
-        }
+      group_aggregate (ctx, c, members, m, gz, tmp,
+                       energy > 0.0f ? 1.0f / (s2 * energy) : 1.0f / s2);
     }
 }
 
