@@ -463,15 +463,6 @@ threshold_group_profile (float *buf, const float (&thr)[2],
   return noise;
 }
 
-__device__ __forceinline__ float
-warp_sum (float v)
-{
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1)
-    v += __shfl_xor_sync (BM3D_CUDA_FULL_MASK, v, o);
-  return v;
-}
-
 /* Hard thresholding of the m patches in `buf` (white noise: every
  * coefficient at thr) and the group's aggregation weight, the inverse
  * of the kept coefficients' noise variance.  */
@@ -564,19 +555,6 @@ gather_transform (float *buf, const float *__restrict__ plane, int width,
   __syncwarp ();
   transform_pass<K, T, true> (buf, m, lane);
   __syncwarp ();
-}
-
-/* a / b for a b that is never subnormal (here b >= s2 > 0): the same
- * quotient as __fdividef, a times the approximate reciprocal of b, but
- * without the range test and rescaling __fdividef carries when
- * subnormals are not flushed, three of its five instructions.  */
-__device__ __forceinline__ float
-divide_normal (float a, float b)
-{
-  float r;
-
-  asm ("rcp.approx.ftz.f32 %0, %1;" : "=f" (r) : "f" (b));
-  return a * r;
 }
 
 /* Empirical Wiener filtering of a group of N patches at (px, py), with

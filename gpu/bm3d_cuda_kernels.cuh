@@ -384,4 +384,29 @@ cudaError_t bm3d_cuda_aggregate_tables (const float kaiser_1d[2][BM3D_PATCH],
 void bm3d_cuda_aggregate_launch (const aggregate_args *a,
                                  cudaStream_t stream);
 
+/* ---- small device helpers the kernels share ----------------------- */
+
+/* The sum of v over the warp, in every lane.  */
+__device__ __forceinline__ float
+warp_sum (float v)
+{
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1)
+    v += __shfl_xor_sync (BM3D_CUDA_FULL_MASK, v, o);
+  return v;
+}
+
+/* a / b for a b that is never subnormal (the Wiener filter's b >= s2 > 0): the same
+ * quotient as __fdividef, a times the approximate reciprocal of b, but
+ * without the range test and rescaling __fdividef carries when
+ * subnormals are not flushed, three of its five instructions.  */
+__device__ __forceinline__ float
+divide_normal (float a, float b)
+{
+  float r;
+
+  asm ("rcp.approx.ftz.f32 %0, %1;" : "=f" (r) : "f" (b));
+  return a * r;
+}
+
 #endif /* BM3D_CUDA_KERNELS_CUH */
