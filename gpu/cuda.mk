@@ -16,6 +16,7 @@ gpu_libbm3d_a_SOURCES += \
 	gpu/bm3d_cuda_match_rows.cu \
 	gpu/bm3d_cuda_filter.cu \
 	gpu/bm3d_cuda_aggregate.cu \
+	gpu/noise_profile_cuda.cuh \
 	gpu/noise_profile_cuda.cu \
 	gpu/nlm_cuda.cu \
 	gpu/isoline_cuda.cu
@@ -43,7 +44,8 @@ gpu/cuda_device.o: $(CUDA_DEVICE_INCLUDES)
 gpu/bm3d_cuda.o: $(CUDA_DEVICE_INCLUDES) gpu/bm3d_cuda_kernels.cuh
 gpu/bm3d_cuda_match.o gpu/bm3d_cuda_match_rows.o gpu/bm3d_cuda_filter.o \
 gpu/bm3d_cuda_aggregate.o: gpu/bm3d_cuda_kernels.cuh $(CUDA_ENGINE_INCLUDES)
-gpu/nlm_cuda.o gpu/noise_profile_cuda.o: $(CUDA_DEVICE_INCLUDES)
+gpu/nlm_cuda.o: $(CUDA_DEVICE_INCLUDES)
+gpu/noise_profile_cuda.o: $(CUDA_DEVICE_INCLUDES) gpu/noise_profile_cuda.cuh
 gpu/isoline_cuda.o: $(CUDA_DEVICE_INCLUDES) gpu/isoline_core.h
 else
 gpu_libbm3d_a_SOURCES += gpu/cuda_none.c
@@ -52,5 +54,6 @@ endif
 EXTRA_DIST += gpu/cuda_check.cuh gpu/cuda_device.cuh gpu/cuda_device.cu \
 	gpu/bm3d_cuda_kernels.cuh gpu/bm3d_cuda.cu gpu/bm3d_cuda_match.cu \
 	gpu/bm3d_cuda_match_rows.cu gpu/bm3d_cuda_filter.cu \
-	gpu/bm3d_cuda_aggregate.cu gpu/noise_profile_cuda.cu gpu/nlm_cuda.cu \
+	gpu/bm3d_cuda_aggregate.cu gpu/noise_profile_cuda.cuh \
+	gpu/noise_profile_cuda.cu gpu/nlm_cuda.cu \
 	gpu/isoline_cuda.cu gpu/cuda_none.c

@@ -18,20 +18,21 @@
  *                    residual in shared memory, a thread per lag, its
  *                    sum in the host's order and precision, so the
  *                    tables are the host's bit for bit (each product of
- *                    two floats is exact in double).
+ *                    two floats is exact in double); launched through
+ *                    bm3d_cuda_launch_block_autocov (also by
+ *                    bench/autocov-bench.cu).
  *
  * Direct sums rather than an FFT: an FFT's rounding would differ from
  * the host's, and 120 lags of a 32x32 block are a few microseconds of
- * work per block.  */
+ * work per block.  bench/bm3d-autocov-bench times them against batched
+ * cuFFT (docs/camera-noise.md).  */
 #include <cuda_runtime.h>
 
 #include <stddef.h>
 
 #include "cuda_device.cuh"
+#include "noise_profile_cuda.cuh"
 
-#define AUTOCOV_BLOCK      32                 /* PE_BLOCK                */
-#define AUTOCOV_AREA       (AUTOCOV_BLOCK * AUTOCOV_BLOCK)
-#define AUTOCOV_LAGS       ((BM3D_NOISE_LAG + 1) * BM3D_NOISE_SIDE)
 /* A thread per lag, rounded up to whole warps.  */
 #define AUTOCOV_THREADS    128
 
@@ -71,6 +72,16 @@ block_autocov (const float *__restrict__ residual, int blocks, int channels,
     = s / ((double) (AUTOCOV_BLOCK - dy) * (xb - xa));
 }
 
+extern "C" cudaError_t
+bm3d_cuda_launch_block_autocov (const float *d_residual, int blocks,
+                                int channels, double *d_autocov,
+                                cudaStream_t stream)
+{
+  block_autocov<<<blocks * channels, AUTOCOV_THREADS, 0, stream>>>
+    (d_residual, blocks, channels, d_autocov);
+  return cudaGetLastError ();
+}
+
 static bm3d_status
 autocov_on_device (const float *residual, int blocks, int channels,
                    double *autocov, bm3d_job *job)
@@ -96,9 +107,11 @@ autocov_on_device (const float *residual, int blocks, int channels,
                                          * AUTOCOV_AREA * sizeof (float),
                                          cudaMemcpyHostToDevice,
                                          dev->stream));
-  block_autocov<<<blocks * channels, AUTOCOV_THREADS, 0, dev->stream>>>
-    (d_in, blocks, channels, d_out);
-  BM3D_CUDA_CHECK_LAUNCH (job, "block_autocov");
+  cudaError_t launch = bm3d_cuda_launch_block_autocov (d_in, blocks,
+                                                       channels, d_out,
+                                                       dev->stream);
+  if (launch != cudaSuccess)
+    return bm3d_cuda_fail (job, launch, "launch of block_autocov");
   BM3D_CUDA_CHECK (job, cudaMemcpyAsync (autocov, d_out, out_bytes,
                                          cudaMemcpyDeviceToHost,
                                          dev->stream));

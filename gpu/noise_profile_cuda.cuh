@@ -1,0 +1,24 @@
+/* The noise profile estimate's block statistics on CUDA, below the
+ * engine call (bm3d_cuda_block_autocov in engine.h): the kernel's launch
+ * on device buffers, for bench/autocov-bench.cu, which times it against
+ * other ways of computing the same tables.  */
+#ifndef BM3D_NOISE_PROFILE_CUDA_CUH
+#define BM3D_NOISE_PROFILE_CUDA_CUH
+
+#include <cuda_runtime.h>
+
+#include "bm3d.h"
+
+#define AUTOCOV_BLOCK      32                 /* PE_BLOCK                */
+#define AUTOCOV_AREA       (AUTOCOV_BLOCK * AUTOCOV_BLOCK)
+#define AUTOCOV_LAGS       ((BM3D_NOISE_LAG + 1) * BM3D_NOISE_SIDE)
+
+/* block_autocov on `stream`: d_residual [block][plane][32 * 32] into
+ * d_autocov [plane][block][AUTOCOV_LAGS], the host's values bit for
+ * bit.  Returns the launch's error; faults show at the next sync.  */
+extern "C" cudaError_t
+bm3d_cuda_launch_block_autocov (const float *d_residual, int blocks,
+                                int channels, double *d_autocov,
+                                cudaStream_t stream);
+
+#endif /* BM3D_NOISE_PROFILE_CUDA_CUH */
