@@ -18,6 +18,18 @@ bench_bm3d_isoline_quality_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
 bench_bm3d_isoline_quality_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
 EXTRA_DIST += bench/transform-bench.cu
+
+# The noise profile estimate's block statistics: the engine's kernel
+# against batched cuFFT (CUDA builds only; the one program that links
+# cuFFT).
+if HAVE_CUDA
+noinst_PROGRAMS += bench/bm3d-autocov-bench
+bench_bm3d_autocov_bench_SOURCES = bench/autocov-bench.cu
+bench_bm3d_autocov_bench_LDADD = gpu/libbm3d.a $(CUDA_LIBS) $(CUFFT_LIBS) \
+	$(OPENMP_CFLAGS) -lm
+bench/autocov-bench.o: gpu/noise_profile_cuda.cuh gpu/bm3d.h
+endif
+EXTRA_DIST += bench/autocov-bench.cu
 EXTRA_DIST += bench/quality.sh bench/bm3d_reference.py \
 	bench/nlm-quality.sh bench/nlm_compare.py \
 	bench/isoline-quality.sh bench/isoline-speed.sh

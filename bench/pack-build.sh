@@ -11,6 +11,15 @@
 #   top_builddir=/tmp/b top_srcdir=. sh tests/gpu-tests.sh
 #   /tmp/b/bench/bm3d-bench --sizes 0.25,12 --channels 1,3 --backends cuda
 #
+# bench/bm3d-autocov-bench alone loads cuFFT (libcufft.so.12, 287 MB):
+# it is not packed, as a machine to run CUDA benchmarks on has the
+# toolkit.  The program looks where the toolkit was at build time
+# (/usr/local/cuda/...); elsewhere put cuFFT's folder on the path:
+#
+#   export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$(dirname \
+#     "$(find / -name libcufft.so.12 -print -quit 2>/dev/null)")
+#   /tmp/b/bench/bm3d-autocov-bench
+#
 #   bench/pack-build.sh [DEST]        (default: .devbuild)
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,6 +52,7 @@ for f in $programs; do
 done | sort -u | while read -r lib; do
       case $(basename "$lib") in
         libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*) ;;
+        libcufft.so*) ;;
         *) cp -L "$lib" "$stage/lib/" ;;
       esac
     done
