@@ -2,7 +2,7 @@
  * (issue 23: "batched block FFTs: cuFFT on the GPU, measured against
  * your own kernel").  Every 32x32 residual block of every plane gets its
  * autocovariance at lags dy = 0..7, dx = -7..7, each the mean over the
- * pairs the lag has inside the block, computed two ways on the same
+ * pairs the lag has inside the block, computed three ways on the same
  * blocks:
  *
  *   direct   the engine's own kernel, block_autocov in
@@ -12,7 +12,13 @@
  *            up to 7), one batched R2C of every block and plane, |F|^2,
  *            one batched C2R: the whole circular autocorrelation, of
  *            which pick_lags keeps the 120 lags and divides by their
- *            pair counts.  Float throughout.
+ *            pair counts, float throughout;
+ *   rows     a kernel of this program's own: a thread per block, plane
+ *            and dy keeps a whole row in registers (as doubles) and
+ *            sums the 15 dx lags side by side, in the host's order, so
+ *            its tables must equal the direct ones bit for bit; per
+ *            product it reads shared memory and converts a float about
+ *            13 times less often than a thread per lag.
  *
  * The residuals are Gaussian noise through a [1 2 1] blur (so the lags
  * beside zero are far from zero), a different deviation per block and
@@ -23,7 +29,8 @@
  *
  * Checks, each of which fails the run (exit status 1): the direct
  * tables of a sample of blocks equal a host sum in the same order bit
- * for bit, and cuFFT's lag-0 values are within 1e-3 of them, relatively.
+ * for bit, the rows tables equal the direct ones bit for bit, and
+ * cuFFT's lag-0 values are within 1e-3 of the direct ones, relatively.
  * Besides that the table shows cuFFT's largest difference at any lag,
  * relative to its block's lag 0 (the variance: near-zero lags have no
  * relative precision of their own).
@@ -54,6 +61,14 @@
 #define PAD_SPECTRUM     (PAD * (PAD / 2 + 1)) /* R2C output per block */
 #define PAD_THREADS      256
 #define PICK_THREADS     128
+/* block_autocov_rows: 8 blocks x planes a thread block, a thread per dy;
+ * a row of 33 floats and squares 1064 apart, so that the 32 lanes of a
+ * warp (4 squares x 8 dy) read 32 different banks.  */
+#define ROWS_SQUARES     8
+#define ROWS_DY          (BM3D_NOISE_LAG + 1)
+#define ROWS_THREADS     (ROWS_SQUARES * ROWS_DY)
+#define ROWS_STRIDE      (AUTOCOV_BLOCK + 1)
+#define ROWS_SQUARE      (AUTOCOV_BLOCK * ROWS_STRIDE + 8)
 #define MAX_BLOCKS       16384               /* per plane             */
 #define MAX_REPS         1000
 #define HOST_CHECK_EVERY 61                  /* blocks x planes, prime */
@@ -156,7 +171,81 @@ pick_lags (const float *__restrict__ corr, int blocks, int channels,
     = r / (pairs * (float) PAD_AREA);
 }
 
-/* ---- the two ways ------------------------------------------------------ */
+/* Lags dy, -7..7 of a block and plane per thread: for each row pair the
+ * lower row in registers as doubles, every dx summed from them.  Each
+ * lag's sum runs over y, then x, as the host's, and a fused
+ * multiply-add rounds as the host's multiply and add (the product of
+ * two floats is exact in double), so the tables are the host's.  */
+__global__ void __launch_bounds__ (ROWS_THREADS)
+block_autocov_rows (const float *__restrict__ residual, int blocks,
+                    int channels, double *__restrict__ autocov)
+{
+  __shared__ float v[ROWS_SQUARES * ROWS_SQUARE];
+  const int count = blocks * channels;
+  const int first = blockIdx.x * ROWS_SQUARES;
+
+  for (int i = threadIdx.x; i < ROWS_SQUARES * AUTOCOV_AREA;
+       i += ROWS_THREADS)
+    {
+      const int sq = i / AUTOCOV_AREA, r = i - sq * AUTOCOV_AREA;
+
+      if (first + sq < count)
+        v[sq * ROWS_SQUARE + r / AUTOCOV_BLOCK * ROWS_STRIDE
+          + r % AUTOCOV_BLOCK] = residual[(size_t) first * AUTOCOV_AREA + i];
+    }
+  __syncthreads ();
+
+  const int sq = threadIdx.x / ROWS_DY, dy = threadIdx.x - sq * ROWS_DY;
+  const int bc = first + sq;
+
+  if (bc >= count)
+    return;
+  const float *square = v + sq * ROWS_SQUARE;
+  double s[BM3D_NOISE_SIDE];
+
+#pragma unroll
+  for (int k = 0; k < BM3D_NOISE_SIDE; k++)
+    s[k] = 0.0;
+  for (int y = 0; y + dy < AUTOCOV_BLOCK; y++)
+    {
+      const float *p = square + y * ROWS_STRIDE;
+      const float *q_row = square + (y + dy) * ROWS_STRIDE;
+      double q[AUTOCOV_BLOCK];
+
+#pragma unroll
+      for (int x = 0; x < AUTOCOV_BLOCK; x++)
+        q[x] = q_row[x];
+#pragma unroll
+      for (int x = 0; x < AUTOCOV_BLOCK; x++)
+        {
+          const double a = p[x];
+
+#pragma unroll
+          for (int k = 0; k < BM3D_NOISE_SIDE; k++)
+            {
+              const int xq = x + k - BM3D_NOISE_LAG;
+
+              if (xq >= 0 && xq < AUTOCOV_BLOCK)
+                s[k] = __fma_rn (a, q[xq], s[k]);
+            }
+        }
+    }
+
+  const int b = bc / channels, c = bc - b * channels;
+  double *out = autocov + ((size_t) c * blocks + b) * AUTOCOV_LAGS
+                + dy * BM3D_NOISE_SIDE;
+
+#pragma unroll
+  for (int k = 0; k < BM3D_NOISE_SIDE; k++)
+    {
+      const int dx = k - BM3D_NOISE_LAG;
+
+      out[k] = s[k] / ((double) (AUTOCOV_BLOCK - dy)
+                       * (AUTOCOV_BLOCK - (dx < 0 ? -dx : dx)));
+    }
+}
+
+/* ---- the three ways ---------------------------------------------------- */
 
 typedef struct
 {
@@ -164,6 +253,7 @@ typedef struct
   cudaStream_t   stream;
   float         *residual;        /* [block][plane][32 * 32]           */
   double        *direct;          /* [plane][block][lag]               */
+  double        *rows;            /* [plane][block][lag]               */
   float         *padded;          /* [block][plane][64 * 64], and the
                                      C2R's correlation                 */
   cufftComplex  *spectrum;        /* [block][plane][64 * 33]           */
@@ -179,6 +269,16 @@ run_direct (autocov_bench *st)
 {
   CUDA_OK (bm3d_cuda_launch_block_autocov (st->residual, st->blocks, PLANES,
                                            st->direct, st->stream));
+  return 0;
+}
+
+static int
+run_rows (autocov_bench *st)
+{
+  block_autocov_rows<<<(st->count + ROWS_SQUARES - 1) / ROWS_SQUARES,
+                       ROWS_THREADS, 0, st->stream>>>
+    (st->residual, st->blocks, PLANES, st->rows);
+  CUDA_OK (cudaGetLastError ());
   return 0;
 }
 
@@ -313,7 +413,7 @@ splitmix64 (uint64_t *state)
 static double
 gaussian (uint64_t *state)
 {
-  /* Box-Muller on two uniforms in (0, 1].  */
+  /* Box-Muller: u in (0, 1], so that log (u) is finite; v in [0, 1).  */
   double u = ((splitmix64 (state) >> 11) + 1.0) / 9007199254740992.0;
   double v = (splitmix64 (state) >> 11) / 9007199254740992.0;
 
@@ -419,7 +519,7 @@ fft_differences (const double *direct, const float *fft, int count,
 
 typedef struct
 {
-  double direct, fft, transforms;      /* kernels                      */
+  double direct, rows, fft, transforms; /* kernels                     */
   double in, out_direct, out_fft;      /* copies                       */
 } autocov_times;
 
@@ -432,6 +532,7 @@ release (autocov_bench *st)
     cufftDestroy (st->inverse);
   cudaFree (st->residual);
   cudaFree (st->direct);
+  cudaFree (st->rows);
   cudaFree (st->padded);
   cudaFree (st->spectrum);
   cudaFree (st->fft);
@@ -449,6 +550,7 @@ prepare (autocov_bench *st, const float *residual)
   CUDA_OK (cudaMalloc (&st->residual, count * AUTOCOV_AREA * sizeof (float)));
   CUDA_OK (cudaMalloc (&st->direct,
                        count * AUTOCOV_LAGS * sizeof (double)));
+  CUDA_OK (cudaMalloc (&st->rows, count * AUTOCOV_LAGS * sizeof (double)));
   CUDA_OK (cudaMalloc (&st->padded, count * PAD_AREA * sizeof (float)));
   CUDA_OK (cudaMalloc (&st->spectrum,
                        count * PAD_SPECTRUM * sizeof (cufftComplex)));
@@ -458,6 +560,8 @@ prepare (autocov_bench *st, const float *residual)
                        cudaMemcpyHostToDevice));
   /* Poisoned tables: a lag left unwritten shows as NaN.  */
   CUDA_OK (cudaMemset (st->direct, 0xff,
+                       count * AUTOCOV_LAGS * sizeof (double)));
+  CUDA_OK (cudaMemset (st->rows, 0xff,
                        count * AUTOCOV_LAGS * sizeof (double)));
   CUDA_OK (cudaMemset (st->fft, 0xff, count * AUTOCOV_LAGS * sizeof (float)));
   /* One plan each way for every block and plane: packed 64x64 squares
@@ -473,15 +577,17 @@ prepare (autocov_bench *st, const float *residual)
   return 0;
 }
 
-/* Every timing, and both sets of tables into `direct` and `fft`.  */
+/* Every timing, and the three sets of tables into `direct`, `rows` and
+ * `fft`.  */
 static int
 measure (autocov_bench *st, const float *residual, double *direct,
-         float *fft, int reps, autocov_times *t)
+         double *rows, float *fft, int reps, autocov_times *t)
 {
   const size_t count = st->count;
 
   if (prepare (st, residual)
       || time_step (st, run_direct, reps, &t->direct)
+      || time_step (st, run_rows, reps, &t->rows)
       || time_step (st, run_fft, reps, &t->fft)
       || time_step (st, run_transforms, reps, &t->transforms))
     return 1;
@@ -500,6 +606,8 @@ measure (autocov_bench *st, const float *residual, double *direct,
                     count * AUTOCOV_LAGS * sizeof (float),
                     cudaMemcpyDeviceToHost, reps, &t->out_fft))
     return 1;
+  CUDA_OK (cudaMemcpy (rows, st->rows, count * AUTOCOV_LAGS * sizeof (double),
+                       cudaMemcpyDeviceToHost));
   return 0;
 }
 
@@ -520,30 +628,38 @@ bench_size (int blocks, int reps)
   const size_t count = (size_t) blocks * PLANES;
   float *residual = (float *) malloc (count * AUTOCOV_AREA * sizeof (float));
   double *direct = (double *) malloc (count * AUTOCOV_LAGS * sizeof (double));
+  double *rows = (double *) malloc (count * AUTOCOV_LAGS * sizeof (double));
   float *fft = (float *) malloc (count * AUTOCOV_LAGS * sizeof (float));
   double lag0, any;
   int status = 1, checked = 0, bad;
+  size_t rows_bad = 0;
   char s0[32], sa[32];
 
   memset (&st, 0, sizeof st);
   st.blocks = blocks;
   st.count = (int) count;
-  if (!residual || !direct || !fft)
+  if (!residual || !direct || !rows || !fft)
     fprintf (stderr, "autocov-bench: out of host memory\n");
   else
     {
       make_residuals (residual, st.count);
-      status = measure (&st, residual, direct, fft, reps, &t);
+      status = measure (&st, residual, direct, rows, fft, reps, &t);
     }
   release (&st);
   if (!status)
     {
       bad = host_mismatches (residual, direct, blocks, &checked);
       fft_differences (direct, fft, st.count, &lag0, &any);
+      /* Bits: memcmp would call two NaNs of the poison equal.  */
+      for (size_t i = 0; i < count * AUTOCOV_LAGS; i++)
+        rows_bad += !(rows[i] == direct[i]);
       snprintf (s0, sizeof s0, "%.2e", lag0);
       snprintf (sa, sizeof sa, "%.2e", any);
       row ("direct (engine's kernel, double)", blocks, t.direct,
            "reference", "reference");
+      row ("rows (this program's, double)", blocks, t.rows,
+           rows_bad ? "DIFFERENT" : "identical",
+           rows_bad ? "DIFFERENT" : "identical");
       row ("cuFFT 64x64 R2C+C2R, float", blocks, t.fft, s0, sa);
       row ("  of which the two transforms", blocks, t.transforms, "", "");
       row ("copy residuals in", blocks, t.in, "", "");
@@ -553,14 +669,19 @@ bench_size (int blocks, int reps)
         fprintf (stderr, "autocov-bench: %d blocks: %d of %d direct lags "
                  "differ from the host's sums\n", blocks, bad,
                  checked * AUTOCOV_LAGS);
+      if (rows_bad)
+        fprintf (stderr, "autocov-bench: %d blocks: %zu of %zu rows lags "
+                 "differ from the direct ones\n", blocks, rows_bad,
+                 count * AUTOCOV_LAGS);
       if (!(lag0 <= LAG0_TOLERANCE))
         fprintf (stderr, "autocov-bench: %d blocks: cuFFT's lag 0 is off "
                  "by %.2e relatively (more than %.0e)\n", blocks, lag0,
                  LAG0_TOLERANCE);
-      status = bad || !(lag0 <= LAG0_TOLERANCE);
+      status = bad || rows_bad || !(lag0 <= LAG0_TOLERANCE);
     }
   free (residual);
   free (direct);
+  free (rows);
   free (fft);
   return status;
 }
