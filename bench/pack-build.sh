@@ -16,8 +16,9 @@
 # toolkit.  The program looks where the toolkit was at build time
 # (/usr/local/cuda/...); elsewhere put cuFFT's folder on the path:
 #
-#   export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$(dirname \
-#     "$(find / -name libcufft.so.12 -print -quit 2>/dev/null)")
+#   cufft=$(find /usr/local /opt /usr/lib -name libcufft.so.12 -print \
+#             -quit 2>/dev/null)
+#   export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:${cufft%/*}
 #   /tmp/b/bench/bm3d-autocov-bench
 #
 #   bench/pack-build.sh [DEST]        (default: .devbuild)
