@@ -650,7 +650,7 @@ bench_size (int blocks, int reps)
     {
       bad = host_mismatches (residual, direct, blocks, &checked);
       fft_differences (direct, fft, st.count, &lag0, &any);
-      /* Bits: memcmp would call two NaNs of the poison equal.  */
+      /* Equal values, never NaN (memcmp would let the poison pass).  */
       for (size_t i = 0; i < count * AUTOCOV_LAGS; i++)
         rows_bad += !(rows[i] == direct[i]);
       snprintf (s0, sizeof s0, "%.2e", lag0);
