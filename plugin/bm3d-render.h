@@ -127,6 +127,11 @@ gboolean     bm3d_render_area         (const Bm3dPixels    *input,
                                        bm3d_status         *status,
                                        GError             **error);
 
+/* TRUE when the environment holds BM3D_PLUGIN_PASSTHROUGH=1: then
+ * bm3d_render_area () copies its input through instead of denoising,
+ * so that timed runs measure the plug-in's own cost (bm3d-render.c).  */
+gboolean     bm3d_render_passthrough  (void);
+
 /* Estimates the noise level of `sample` (engine scale).  */
 gboolean     bm3d_render_estimate     (const Bm3dPixels    *sample,
                                        const bm3d_params   *params,

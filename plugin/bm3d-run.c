@@ -18,6 +18,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <libgimp/gimp.h>
 
 #include "bm3d.h"
@@ -37,6 +39,18 @@
 #define ESTIMATE_FLOOR  0.1
 
 #define BM3D_RUN_ERROR (g_quark_from_static_string ("bm3d-run-error"))
+
+/* Where the final run's time goes, in seconds, printed on stderr with
+ * BM3D_PLUGIN_TIMES=1 or BM3D_PLUGIN_PASSTHROUGH=1 (bench/plugin-cost.sh
+ * reads it).  */
+typedef struct
+{
+  GTimer  *timer;
+  gdouble  read;     /* gegl_buffer_get from the drawable, to float  */
+  gdouble  engine;   /* bm3d_render_area: the engine, or the copy    */
+  gdouble  write;    /* gegl_buffer_set into the shadow, and flush   */
+  gdouble  merge;    /* gimp_drawable_merge_shadow and update        */
+} StageTimes;
 
 /* The engine reports each strip's fraction; GIMP shows the whole run's.  */
 typedef struct
@@ -118,6 +132,24 @@ note_fall_back (const bm3d_report *report,
   else
     g_message (_("The GPU could not be used, so the CPU did the work "
                  "instead.\n%s"), report->message);
+}
+
+static gboolean
+stage_times_wanted (void)
+{
+  const gchar *value = g_getenv ("BM3D_PLUGIN_TIMES");
+
+  return (value && strcmp (value, "1") == 0) || bm3d_render_passthrough ();
+}
+
+/* Seconds since the last lap.  */
+static gdouble
+lap (StageTimes *times)
+{
+  gdouble seconds = g_timer_elapsed (times->timer, NULL);
+
+  g_timer_start (times->timer);
+  return seconds;
 }
 
 static gint
@@ -213,6 +245,7 @@ denoise_in_strips (Bm3dDrawable         drawable,
                    const GeglRectangle *area,
                    bm3d_params         *params,
                    GimpRunMode          run_mode,
+                   StageTimes          *times,
                    GError             **error)
 {
   GeglBuffer    *shadow = gimp_drawable_get_shadow_buffer (drawable);
@@ -236,13 +269,16 @@ denoise_in_strips (Bm3dDrawable         drawable,
       progress.base = (gdouble) (strip.y - area->y) / area->height;
       progress.share = (gdouble) strip.height / area->height;
 
+      lap (times);
       ok = (bm3d_context_for (gegl_buffer_get_extent (source), &strip,
                               layout->channels - (layout->has_alpha ? 1 : 0),
                               params, &context, error)
-            && (input = bm3d_pixels_read (source, layout, &context, error))
-            && bm3d_render_area (input, &strip, params, &output, &report,
-                                 NULL, error));
+            && (input = bm3d_pixels_read (source, layout, &context, error)));
+      times->read += lap (times);
+      ok = ok && bm3d_render_area (input, &strip, params, &output, &report,
+                                   NULL, error);
       bm3d_pixels_unref (input);
+      times->engine += lap (times);
       if (ok)
         {
           note_fall_back (&report, run_mode);
@@ -255,6 +291,7 @@ denoise_in_strips (Bm3dDrawable         drawable,
           /* Send the strip to GIMP now rather than keep it here.  */
           gegl_buffer_flush (shadow);
           bm3d_pixels_unref (output);
+          times->write += lap (times);
         }
     }
   g_object_unref (shadow);
@@ -266,9 +303,11 @@ denoise_in_strips (Bm3dDrawable         drawable,
     }
 
   /* One undo step, blended through the selection mask.  */
+  lap (times);
   gimp_drawable_merge_shadow (drawable, TRUE);
   gimp_drawable_update (drawable, area->x, area->y,
                         area->width, area->height);
+  times->merge += lap (times);
   return TRUE;
 }
 
@@ -298,8 +337,19 @@ bm3d_run_denoise (Bm3dDrawable       drawable,
   else if (vals->sigma == 0.0)
     ok = estimate_sigma (source, &layout, &area, &params, error);
   if (ok)
-    ok = denoise_in_strips (drawable, source, &layout, &area, &params,
-                            run_mode, error);
+    {
+      StageTimes times = { g_timer_new (), 0.0, 0.0, 0.0, 0.0 };
+
+      ok = denoise_in_strips (drawable, source, &layout, &area, &params,
+                              run_mode, &times, error);
+      if (ok && stage_times_wanted ())
+        g_printerr ("%s: %d x %d: read %.3f s, %s %.3f s, write %.3f s, "
+                    "merge %.3f s\n", PLUG_IN_BINARY, area.width,
+                    area.height, times.read,
+                    bm3d_render_passthrough () ? "copy" : "engine",
+                    times.engine, times.write, times.merge);
+      g_timer_destroy (times.timer);
+    }
 
   g_object_unref (source);
   return ok;
