@@ -201,7 +201,11 @@ bm3d_estimate_rect (const GeglRectangle *area,
 /* ---- pixels ---------------------------------------------------------- */
 
 /* Colour channels between GEGL's 0..1 and another scale.  Alpha is never
- * touched, so it leaves exactly as it came.  */
+ * touched, so it leaves exactly as it came.  The two moves the plug-in
+ * makes, 1 -> 255 after a read and 255 -> 1 before a write, have loops
+ * of their own with the constant in them, which the compiler vectorises;
+ * they compute what the general loop does bit for bit (v / 1 * 255 is
+ * v * 255, v / 255 * 1 is v / 255).  */
 static void
 rescale_colour (Bm3dPixels *pixels,
                 gfloat      scale)
@@ -214,39 +218,76 @@ rescale_colour (Bm3dPixels *pixels,
 
   if (scale == pixels->scale)
     return;
-  for (p = 0; p < n; p++, data += pixels->channels)
-    for (c = 0; c < colour; c++)
-      data[c] = data[c] / pixels->scale * scale;
+  if (! pixels->has_alpha && pixels->scale == 1.0f && scale == 255.0f)
+    {
+      n *= pixels->channels;
+      for (p = 0; p < n; p++)
+        data[p] *= 255.0f;
+    }
+  else if (! pixels->has_alpha && pixels->scale == 255.0f && scale == 1.0f)
+    {
+      n *= pixels->channels;
+      for (p = 0; p < n; p++)
+        data[p] /= 255.0f;
+    }
+  else
+    {
+      for (p = 0; p < n; p++, data += pixels->channels)
+        for (c = 0; c < colour; c++)
+          data[c] = data[c] / pixels->scale * scale;
+    }
   pixels->scale = scale;
 }
 
+/* New pixels for `rect`, or `spare` (NULL, or pixels nothing else
+ * holds) made over for it when its memory is big enough: the final run
+ * reuses one input and one output for all its strips, which spares the
+ * system's page faults on a fresh allocation per strip.  `spare` is
+ * consumed either way.  */
 static Bm3dPixels *
-pixels_new (const GeglRectangle *rect,
-            const GeglRectangle *bounds,
-            gint                 channels,
-            gboolean             has_alpha,
-            GError             **error)
+pixels_new_reusing (Bm3dPixels          *spare,
+                    const GeglRectangle *rect,
+                    const GeglRectangle *bounds,
+                    gint                 channels,
+                    gboolean             has_alpha,
+                    GError             **error)
 {
-  Bm3dPixels *pixels = g_new0 (Bm3dPixels, 1);
+  gsize       size = (gsize) rect->width * rect->height * channels;
+  Bm3dPixels *pixels;
 
-  pixels->ref_count = 1;
+  if (spare && spare->ref_count == 1 && spare->capacity >= size)
+    pixels = spare;
+  else
+    {
+      bm3d_pixels_unref (spare);
+      pixels = g_new0 (Bm3dPixels, 1);
+      pixels->ref_count = 1;
+      pixels->capacity = size;
+      pixels->data = g_try_new (gfloat, size);
+      if (! pixels->data)
+        {
+          g_free (pixels);
+          g_set_error (error, BM3D_RENDER_ERROR, BM3D_ERR_OUT_OF_MEMORY,
+                       _("Not enough memory to denoise a %d × %d area; "
+                         "select a smaller part of the image"),
+                       rect->width, rect->height);
+          return NULL;
+        }
+    }
   pixels->rect = *rect;
   pixels->bounds = *bounds;
   pixels->channels = channels;
   pixels->has_alpha = has_alpha;
   pixels->scale = 1.0f;
-  pixels->data = g_try_new (gfloat, (gsize) rect->width * rect->height
-                                    * channels);
-  if (! pixels->data)
-    {
-      g_free (pixels);
-      g_set_error (error, BM3D_RENDER_ERROR, BM3D_ERR_OUT_OF_MEMORY,
-                   _("Not enough memory to denoise a %d × %d area; select "
-                     "a smaller part of the image"),
-                   rect->width, rect->height);
-      return NULL;
-    }
   return pixels;
+}
+
+Bm3dPixels *
+bm3d_pixels_new_spare (const GeglRectangle *rect,
+                       gint                 channels,
+                       GError             **error)
+{
+  return pixels_new_reusing (NULL, rect, rect, channels, FALSE, error);
 }
 
 Bm3dPixels *
@@ -255,9 +296,20 @@ bm3d_pixels_read (GeglBuffer          *source,
                   const GeglRectangle *rect,
                   GError             **error)
 {
-  Bm3dPixels *pixels = pixels_new (rect, gegl_buffer_get_extent (source),
-                                   layout->channels, layout->has_alpha,
-                                   error);
+  return bm3d_pixels_read_reusing (NULL, source, layout, rect, error);
+}
+
+Bm3dPixels *
+bm3d_pixels_read_reusing (Bm3dPixels          *spare,
+                          GeglBuffer          *source,
+                          const Bm3dLayout    *layout,
+                          const GeglRectangle *rect,
+                          GError             **error)
+{
+  Bm3dPixels *pixels = pixels_new_reusing (spare, rect,
+                                           gegl_buffer_get_extent (source),
+                                           layout->channels,
+                                           layout->has_alpha, error);
 
   if (! pixels)
     return NULL;
@@ -424,6 +476,7 @@ bm3d_render_area (const Bm3dPixels    *input,
   GeglRectangle  context;
   bm3d_image     in, out;
   bm3d_status    status;
+  Bm3dPixels    *spare = *result;
   Bm3dPixels    *output;
   GError        *local = NULL;
 
@@ -435,6 +488,7 @@ bm3d_render_area (const Bm3dPixels    *input,
                          input->channels - (input->has_alpha ? 1 : 0),
                          params, &context, &local))
     {
+      bm3d_pixels_unref (spare);
       if (status_out)
         *status_out = (bm3d_status) local->code;
       g_propagate_error (error, local);
@@ -443,11 +497,14 @@ bm3d_render_area (const Bm3dPixels    *input,
   /* The caller read a context at least this big; a bigger one (the
    * preview keeps one for every mode) is cut to this one, since what
    * the engine sees beyond it would change the result.  */
-  g_return_val_if_fail (rect_contains (&input->rect, &context), FALSE);
-  g_return_val_if_fail (input->scale == 255.0f, FALSE);
+  if (! rect_contains (&input->rect, &context) || input->scale != 255.0f)
+    {
+      bm3d_pixels_unref (spare);
+      g_return_val_if_reached (FALSE);
+    }
 
-  output = pixels_new (&context, &input->bounds, input->channels,
-                       input->has_alpha, error);
+  output = pixels_new_reusing (spare, &context, &input->bounds,
+                               input->channels, input->has_alpha, error);
   if (! output)
     {
       if (status_out)

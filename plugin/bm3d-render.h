@@ -56,6 +56,7 @@ typedef struct
   gboolean       has_alpha;
   gfloat         scale;
   gfloat        *data;
+  gsize          capacity;   /* floats allocated at data         */
 } Bm3dPixels;
 
 /* The largest side of the sample that sigma 0, camera noise and the
@@ -103,6 +104,20 @@ Bm3dPixels  *bm3d_pixels_read         (GeglBuffer          *source,
                                        const Bm3dLayout    *layout,
                                        const GeglRectangle *rect,
                                        GError             **error);
+/* Pixels with room for `rect` of `channels`, their contents unset: a
+ * spare for bm3d_pixels_read_reusing () or bm3d_render_area ().  */
+Bm3dPixels  *bm3d_pixels_new_spare    (const GeglRectangle *rect,
+                                       gint                 channels,
+                                       GError             **error);
+
+/* The same into `spare` (NULL, or pixels nothing else holds, such as
+ * the previous strip's) when its memory is big enough, else into new
+ * pixels; `spare` is consumed either way.  */
+Bm3dPixels  *bm3d_pixels_read_reusing (Bm3dPixels          *spare,
+                                       GeglBuffer          *source,
+                                       const Bm3dLayout    *layout,
+                                       const GeglRectangle *rect,
+                                       GError             **error);
 Bm3dPixels  *bm3d_pixels_ref          (Bm3dPixels          *pixels);
 void         bm3d_pixels_unref        (Bm3dPixels          *pixels);
 
@@ -115,9 +130,11 @@ gsize        bm3d_pixels_rowstride    (const Bm3dPixels    *pixels);
 
 /* Denoises `core` of `input`, which must hold the context
  * bm3d_context_for () gives (or more: the rest is left out).  On
- * success `*result` is a new image of that context on GEGL's 0..1
+ * success `*result` is an image of that context on GEGL's 0..1
  * scale, its core what the final run writes; `report` says what the
- * engine did.  On failure `error` holds a message for the user and
+ * engine did.  `*result` comes in NULL, or holding an earlier result
+ * that nothing else holds, whose memory is then reused when big
+ * enough (and freed otherwise).  On failure `error` holds a message for the user and
  * `*status` (when non-NULL) the engine's status.  */
 gboolean     bm3d_render_area         (const Bm3dPixels    *input,
                                        const GeglRectangle *core,

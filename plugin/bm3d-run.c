@@ -230,6 +230,35 @@ estimate_profile (GeglBuffer          *source,
   return TRUE;
 }
 
+/* The largest context any strip of `area` reads, in `largest`: FALSE
+ * when the engine refuses `params` (the strips' loop then says why).  */
+static gboolean
+largest_context (GeglBuffer          *source,
+                 const Bm3dLayout    *layout,
+                 const GeglRectangle *area,
+                 gint                 rows,
+                 const bm3d_params   *params,
+                 GeglRectangle       *largest)
+{
+  GeglRectangle strip = *area;
+  GeglRectangle context;
+  gint          end = area->y + area->height;
+
+  largest->x = largest->y = largest->width = largest->height = 0;
+  for (strip.y = area->y; strip.y < end; strip.y += rows)
+    {
+      strip.height = MIN (rows, end - strip.y);
+      if (! bm3d_context_for (gegl_buffer_get_extent (source), &strip,
+                              layout->channels - (layout->has_alpha ? 1 : 0),
+                              params, &context, NULL))
+        return FALSE;
+      if ((gint64) context.width * context.height
+          > (gint64) largest->width * largest->height)
+        *largest = context;
+    }
+  return TRUE;
+}
+
 /* The final run: `area` in strips of strip_rows () rows, each read with
  * the context the engine needs around it (bm3d_context_for), so memory
  * stays at about
@@ -254,15 +283,23 @@ denoise_in_strips (Bm3dDrawable         drawable,
   gint           rows = strip_rows ();
   gint           end = area->y + area->height;
   gboolean       ok = TRUE;
+  /* One input and one output serve every strip, made for the largest
+   * context at once.  */
+  Bm3dPixels    *input = NULL;
+  Bm3dPixels    *output = NULL;
+  GeglRectangle  largest;
 
   params->progress = progress_update;
   params->progress_data = &progress;
+  if (largest_context (source, layout, area, rows, params, &largest))
+    ok = ((input = bm3d_pixels_new_spare (&largest, layout->channels,
+                                          error))
+          && (output = bm3d_pixels_new_spare (&largest, layout->channels,
+                                              error)));
 
   for (strip.y = area->y; ok && strip.y < end; strip.y += rows)
     {
       GeglRectangle  context;
-      Bm3dPixels    *input = NULL;
-      Bm3dPixels    *output = NULL;
       bm3d_report    report;
 
       strip.height = MIN (rows, end - strip.y);
@@ -273,11 +310,11 @@ denoise_in_strips (Bm3dDrawable         drawable,
       ok = (bm3d_context_for (gegl_buffer_get_extent (source), &strip,
                               layout->channels - (layout->has_alpha ? 1 : 0),
                               params, &context, error)
-            && (input = bm3d_pixels_read (source, layout, &context, error)));
+            && (input = bm3d_pixels_read_reusing (input, source, layout,
+                                                  &context, error)));
       times->read += lap (times);
       ok = ok && bm3d_render_area (input, &strip, params, &output, &report,
                                    NULL, error);
-      bm3d_pixels_unref (input);
       times->engine += lap (times);
       if (ok)
         {
@@ -290,10 +327,11 @@ denoise_in_strips (Bm3dDrawable         drawable,
                            bm3d_pixels_rowstride (output));
           /* Send the strip to GIMP now rather than keep it here.  */
           gegl_buffer_flush (shadow);
-          bm3d_pixels_unref (output);
           times->write += lap (times);
         }
     }
+  bm3d_pixels_unref (input);
+  bm3d_pixels_unref (output);
   g_object_unref (shadow);
 
   if (! ok)
