@@ -12,9 +12,9 @@
 ; automatic backend.  Two forms:
 ;
 ; - script-fu-bm3d-denoise-batch: white noise of one SIGMA (0: estimated
-;   per file), plug-in-bm3d-denoise;
+;   per file), as plug-in-bm3d-denoise;
 ; - script-fu-bm3d-denoise-camera-batch: camera noise, measured on each
-;   photo, times STRENGTH (and CHROMA-STRENGTH for the colour noise),
+;   photo, times STRENGTH (and CHROMA-STRENGTH for the colour noise), as
 ;   plug-in-bm3d-denoise-camera.
 ;
 ; From the command line:
@@ -24,56 +24,32 @@
 ;   gimp-console-2.10 -i -b '(script-fu-bm3d-denoise-camera-batch
 ;       "/photos/*.jpg" 1.0 1.0 0 "/photos/denoised")' -b '(gimp-quit 0)'
 ;
+; The whole list goes to one call of plug-in-bm3d-denoise-files (or
+; plug-in-bm3d-denoise-camera-files), so GIMP starts the plug-in, and
+; CUDA, once for the batch rather than once per image.  A file that
+; cannot be read, denoised or written is told on one line and the others
+; go on; the batch then fails at the end, saying how many failed.
 ; Indexed images are skipped with a message (convert them to RGB first);
-; a file that would overwrite its own input is refused.
+; a file that would overwrite an input is refused.
 
-(define (bm3d-batch-base-name path)
-  ; The part after the last "/": the file's name without its folder.
-  (let loop ((parts (strbreakup path "/")))
-    (if (null? (cdr parts))
-        (car parts)
-        (loop (cdr parts)))))
-
-; DENOISE is called with the image and its active drawable.
-(define (bm3d-batch-one-file in-file denoise out-dir)
-  (let ((out-file (string-append out-dir "/" (bm3d-batch-base-name in-file))))
-    (if (string=? out-file in-file)
-        (error "BM3D batch: refusing to overwrite the input" in-file))
-    (let* ((image (car (gimp-file-load RUN-NONINTERACTIVE in-file in-file)))
-           (drawable (car (gimp-image-get-active-drawable image))))
-      (if (= TRUE (car (gimp-drawable-is-indexed drawable)))
-          (gimp-message (string-append "BM3D batch: skipped (indexed image; "
-                                       "convert it to RGB first): " in-file))
-          (begin
-            (denoise image drawable)
-            (gimp-file-save RUN-NONINTERACTIVE image drawable
-                            out-file out-file)))
-      (gimp-image-delete image)
-      out-file)))
-
-(define (bm3d-batch-files pattern denoise out-dir)
-  (let ((files (cadr (file-glob pattern 1))))
-    (if (null? files)
+(define (bm3d-batch-files pattern)
+  ; The files matching PATTERN as file-glob gives them: (count list).
+  (let ((found (file-glob pattern 1)))
+    (if (= 0 (car found))
         (error "BM3D batch: no file matches" pattern))
-    (for-each (lambda (file)
-                (bm3d-batch-one-file file denoise out-dir))
-              files)))
+    found))
 
 (define (script-fu-bm3d-denoise-batch pattern sigma mode out-dir)
-  (bm3d-batch-files pattern
-                    (lambda (image drawable)
-                      (plug-in-bm3d-denoise RUN-NONINTERACTIVE image drawable
-                                            sigma mode 0))
-                    out-dir))
+  (let ((found (bm3d-batch-files pattern)))
+    (plug-in-bm3d-denoise-files RUN-NONINTERACTIVE (car found) (cadr found)
+                                out-dir sigma mode 0)))
 
 (define (script-fu-bm3d-denoise-camera-batch pattern strength chroma-strength
                                              mode out-dir)
-  (bm3d-batch-files pattern
-                    (lambda (image drawable)
-                      (plug-in-bm3d-denoise-camera RUN-NONINTERACTIVE image
-                                                   drawable strength
-                                                   chroma-strength mode 0))
-                    out-dir))
+  (let ((found (bm3d-batch-files pattern)))
+    (plug-in-bm3d-denoise-camera-files RUN-NONINTERACTIVE (car found)
+                                       (cadr found) out-dir strength
+                                       chroma-strength mode 0)))
 
 (script-fu-register "script-fu-bm3d-denoise-batch"
   "BM3D Denoise (batch)"

@@ -108,6 +108,45 @@ bm3d_drawable_height (Bm3dDrawable drawable)
   return gimp_drawable_height (drawable);
 }
 
+/* Files, for plug-in-bm3d-denoise-files (bm3d-files.c): an image by its
+ * id, -1 when a file could not be loaded (gimp_get_pdb_error () says
+ * why).  */
+typedef gint32 Bm3dImage;
+
+static inline Bm3dImage
+bm3d_file_load (const gchar *filename)
+{
+  return gimp_file_load (GIMP_RUN_NONINTERACTIVE, filename, filename);
+}
+
+static inline gboolean
+bm3d_image_is_valid (Bm3dImage image)
+{
+  return image != -1;
+}
+
+static inline Bm3dDrawable
+bm3d_image_active_drawable (Bm3dImage image)
+{
+  return gimp_image_get_active_drawable (image);
+}
+
+/* In the format the file name says, as gimp-file-save does.  */
+static inline gboolean
+bm3d_file_save (Bm3dImage     image,
+                Bm3dDrawable  drawable,
+                const gchar  *filename)
+{
+  return gimp_file_save (GIMP_RUN_NONINTERACTIVE, image, drawable,
+                         filename, filename);
+}
+
+static inline void
+bm3d_image_delete (Bm3dImage image)
+{
+  gimp_image_delete (image);
+}
+
 #endif
 
 #endif /* BM3D_DRAWABLE_H */

@@ -1,6 +1,7 @@
 /* BM3D Denoise for GIMP — the procedures plug-in-bm3d-denoise and
- * plug-in-bm3d-denoise-camera for GIMP 2.10 (libgimp-2.0):
- * registration, arguments, last values, run.
+ * plug-in-bm3d-denoise-camera, and their forms for a list of files
+ * (plug-in-bm3d-denoise-files, plug-in-bm3d-denoise-camera-files), for
+ * GIMP 2.10 (libgimp-2.0): registration, arguments, last values, run.
  *
  * Copyright (C) 2026 The BM3D Denoise for GIMP authors
  *
@@ -30,10 +31,12 @@
 #include "bm3d-intl.h"
 #include "bm3d-values.h"
 #include "bm3d-run.h"
+#include "bm3d-files.h"
 #include "bm3d-dialog.h"
 
 static void      query            (void);
 static void      query_camera     (void);
+static void      query_files      (void);
 static void      run              (const gchar       *name,
                                    gint               nparams,
                                    const GimpParam   *param,
@@ -175,6 +178,86 @@ query (void)
   gimp_plugin_menu_register (PLUG_IN_PROC, "<Image>/Filters/Enhance");
 
   query_camera ();
+  query_files ();
+}
+
+/* The arguments the two files procedures share before their noise
+ * arguments.  */
+#define FILES_ARGS_HEAD \
+    { GIMP_PDB_INT32,       "run-mode",  "The run mode { RUN-INTERACTIVE " \
+                                         "(0), RUN-NONINTERACTIVE (1) }" }, \
+    { GIMP_PDB_INT32,       "num-files", "The number of files" }, \
+    { GIMP_PDB_STRINGARRAY, "files",     "The files to denoise (any format " \
+                                         "GIMP loads)" }, \
+    { GIMP_PDB_STRING,      "out-dir",   "An existing folder for the " \
+                                         "results, saved under the same " \
+                                         "names in the same formats; a " \
+                                         "file that would overwrite an " \
+                                         "input is refused" }
+#define FILES_NPARAMS         7
+#define CAMERA_FILES_NPARAMS  8
+
+/* plug-in-bm3d-denoise-files and plug-in-bm3d-denoise-camera-files: the
+ * Script-Fu batch hands its whole list to one call, so that the plug-in
+ * (GEGL, babl, CUDA) starts once for the batch, not once per image.  */
+static void
+query_files (void)
+{
+  static const GimpParamDef white_args[] =
+  {
+    FILES_ARGS_HEAD,
+    { GIMP_PDB_FLOAT, "sigma",   "Noise level, as in plug-in-bm3d-denoise "
+                                 "(0: estimated on each file)" },
+    { GIMP_PDB_INT32, "mode",    "Method, as in plug-in-bm3d-denoise" },
+    { GIMP_PDB_INT32, "backend", "Where to compute, as in "
+                                 "plug-in-bm3d-denoise" }
+  };
+  static const GimpParamDef camera_args[] =
+  {
+    FILES_ARGS_HEAD,
+    { GIMP_PDB_FLOAT, "strength",        "As in "
+                                         "plug-in-bm3d-denoise-camera" },
+    { GIMP_PDB_FLOAT, "chroma-strength", "As in "
+                                         "plug-in-bm3d-denoise-camera" },
+    { GIMP_PDB_INT32, "mode",            "As in "
+                                         "plug-in-bm3d-denoise-camera" },
+    { GIMP_PDB_INT32, "backend",         "As in "
+                                         "plug-in-bm3d-denoise-camera" }
+  };
+
+  gimp_install_procedure (PLUG_IN_FILES_PROC,
+                          N_("Remove noise of one level from a list of "
+                             "files with BM3D, in one plug-in process"),
+                          N_("Loads each file, denoises its active layer "
+                             "as plug-in-bm3d-denoise does and saves it "
+                             "under the output folder, same name and "
+                             "format.  A file that fails is told on one "
+                             "line and the others go on; the call fails "
+                             "at the end if any did.  An input is never "
+                             "overwritten."),
+                          "The BM3D Denoise for GIMP authors",
+                          "The BM3D Denoise for GIMP authors",
+                          "2026",
+                          NULL,
+                          "",
+                          GIMP_PLUGIN,
+                          G_N_ELEMENTS (white_args), 0,
+                          white_args, NULL);
+  gimp_install_procedure (PLUG_IN_CAMERA_FILES_PROC,
+                          N_("Remove camera noise, measured on each photo, "
+                             "from a list of files with BM3D, in one "
+                             "plug-in process"),
+                          N_("As plug-in-bm3d-denoise-files, with the noise "
+                             "of each photo measured and removed as "
+                             "plug-in-bm3d-denoise-camera does."),
+                          "The BM3D Denoise for GIMP authors",
+                          "The BM3D Denoise for GIMP authors",
+                          "2026",
+                          NULL,
+                          "",
+                          GIMP_PLUGIN,
+                          G_N_ELEMENTS (camera_args), 0,
+                          camera_args, NULL);
 }
 
 /* ---- parameters ------------------------------------------------------ */
@@ -332,6 +415,99 @@ read_camera_arguments (gint              nparams,
     }
 }
 
+/* The files procedures: FALSE after setting the return values.  */
+static gboolean
+read_files_arguments (const gchar      *name,
+                      gint              nparams,
+                      const GimpParam  *param,
+                      Bm3dValues       *vals,
+                      GimpParam        *values,
+                      gint             *nreturn_vals)
+{
+  gboolean  camera = strcmp (name, PLUG_IN_CAMERA_FILES_PROC) == 0;
+  gchar    *problem;
+
+  if (nparams != (camera ? CAMERA_FILES_NPARAMS : FILES_NPARAMS))
+    {
+      set_error_return (values, nreturn_vals, GIMP_PDB_CALLING_ERROR,
+                        camera
+                        ? _("plug-in-bm3d-denoise-camera-files takes 8 "
+                            "arguments: run-mode, num-files, files, "
+                            "out-dir, strength, chroma-strength, mode, "
+                            "backend")
+                        : _("plug-in-bm3d-denoise-files takes 7 "
+                            "arguments: run-mode, num-files, files, "
+                            "out-dir, sigma, mode, backend"));
+      return FALSE;
+    }
+  bm3d_values_set_defaults (vals);
+  if (camera)
+    {
+      vals->noise = BM3D_VALUES_NOISE_CAMERA;
+      vals->strength = param[4].data.d_float;
+      vals->chroma_strength = param[5].data.d_float;
+      vals->mode = param[6].data.d_int32;
+      vals->backend = param[7].data.d_int32;
+    }
+  else
+    {
+      vals->noise = BM3D_VALUES_NOISE_WHITE;
+      vals->sigma = param[4].data.d_float;
+      vals->mode = param[5].data.d_int32;
+      vals->backend = param[6].data.d_int32;
+    }
+  problem = bm3d_values_check (vals);
+  if (problem)
+    {
+      set_error_return (values, nreturn_vals, GIMP_PDB_CALLING_ERROR,
+                        problem);
+      g_free (problem);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Runs a files procedure: every file is tried; the call fails at the
+ * end, saying how many failed, when any did.  */
+static void
+run_files (const gchar      *name,
+           gint              nparams,
+           const GimpParam  *param,
+           GimpParam        *values,
+           gint             *nreturn_vals)
+{
+  Bm3dValues  vals;
+  GError     *error = NULL;
+  gint        failed;
+
+  if (! read_files_arguments (name, nparams, param, &vals, values,
+                              nreturn_vals))
+    return;
+  /* A file that cannot be loaded or saved is told once, on our one line
+   * (bm3d-files.c), not by GIMP as well.  */
+  gimp_plugin_set_pdb_error_handler (GIMP_PDB_ERROR_HANDLER_PLUGIN);
+  failed = bm3d_files_denoise ((const gchar *const *)
+                               param[2].data.d_stringarray,
+                               param[1].data.d_int32,
+                               param[3].data.d_string, &vals, &error);
+  if (failed < 0)
+    {
+      set_error_return (values, nreturn_vals, GIMP_PDB_CALLING_ERROR,
+                        error->message);
+      g_error_free (error);
+    }
+  else if (failed > 0)
+    {
+      gchar *message = g_strdup_printf (_("BM3D batch: %d of %d files "
+                                          "failed"), failed,
+                                        param[1].data.d_int32);
+
+      set_error_return (values, nreturn_vals, GIMP_PDB_EXECUTION_ERROR,
+                        message);
+      g_free (message);
+    }
+}
+
 static void
 run (const gchar      *name,
      gint              nparams,
@@ -356,6 +532,13 @@ run (const gchar      *name,
   *return_vals = values;
   values[0].type = GIMP_PDB_STATUS;
   values[0].data.d_status = GIMP_PDB_SUCCESS;
+
+  if (strcmp (name, PLUG_IN_FILES_PROC) == 0
+      || strcmp (name, PLUG_IN_CAMERA_FILES_PROC) == 0)
+    {
+      run_files (name, nparams, param, values, nreturn_vals);
+      return;
+    }
 
   run_mode = param[0].data.d_int32;
   drawable_id = nparams >= 3 ? param[2].data.d_drawable : -1;

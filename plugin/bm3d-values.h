@@ -25,6 +25,10 @@
 #define PLUG_IN_ROLE    "gimp-bm3d-denoise"
 /* The camera-noise procedure, registered by the same executable.  */
 #define PLUG_IN_CAMERA_PROC  "plug-in-bm3d-denoise-camera"
+/* A list of files in one plug-in process (bm3d-files.c), white and
+ * camera noise, called by the Script-Fu batch.  */
+#define PLUG_IN_FILES_PROC         "plug-in-bm3d-denoise-files"
+#define PLUG_IN_CAMERA_FILES_PROC  "plug-in-bm3d-denoise-camera-files"
 
 /* Each parameter's range and default sit together, so the PDB
  * description, the validation and the dialog cannot disagree.  */

@@ -17,8 +17,12 @@ plugin_bm3d_denoise_gimp_SOURCES = \
 	plugin/bm3d-run.h \
 	plugin/bm3d-values.h \
 	plugin/bm3d-intl.h
+# The list-of-files procedures load and save through GIMP 2.10's calls
+# (bm3d-drawable.h); the GIMP 3 batch script still calls the plug-in per
+# image.
 if GIMP2
-plugin_bm3d_denoise_gimp_SOURCES += plugin/bm3d-gimp2.c
+plugin_bm3d_denoise_gimp_SOURCES += plugin/bm3d-gimp2.c \
+	plugin/bm3d-files.c plugin/bm3d-files.h
 endif
 if GIMP3
 plugin_bm3d_denoise_gimp_SOURCES += plugin/bm3d-gimp3.c
