@@ -9,6 +9,7 @@ GIMP_TESTS = \
 	tests/gimp-arguments.sh \
 	tests/gimp-camera.sh \
 	tests/gimp-batch.sh \
+	tests/gimp-files.sh \
 	tests/gimp-dialog.sh \
 	tests/gimp-dialog-resize.sh \
 	tests/gimp-nlm.sh \

@@ -1,0 +1,125 @@
+#!/bin/bash
+# plug-in-bm3d-denoise-files and plug-in-bm3d-denoise-camera-files inside
+# GIMP: a list of three images (RGB, gray, RGBA) denoised in one call
+# gives exactly the pixels of plug-in-bm3d-denoise (-camera) called on
+# each image; a missing and an unreadable file in the list are told on
+# one line each while the others are still done; an input is never
+# overwritten (output folder = input folder, two inputs of one name);
+# a missing output folder is refused.
+. "${top_srcdir:-.}/tests/gimp-lib.sh"
+
+require_tools
+setup_gimp
+make_inputs
+
+mkdir -p "$work/in" "$work/in2" "$work/keep" "$work/single" \
+         "$work/single-camera" "$work/out" "$work/out-camera" \
+         "$work/out-missing" "$work/out-same-name"
+cp "$work/noisy-rgb.png" "$work/in/a.png"
+cp "$work/noisy-gray.png" "$work/in/b.png"
+cp "$work/noisy-rgba.png" "$work/in/c.png"
+cp "$work/noisy-gray.png" "$work/in2/a.png"
+echo "not an image" > "$work/in/broken.png"
+cp -p "$work/in/"* "$work/keep/"
+
+list ()
+{
+  local f out="(list"
+  for f in "$@"; do
+    out="$out \"$f\""
+  done
+  echo "$out)"
+}
+
+# The single-image procedures on each file, as the batch did before.
+single ()
+{
+  echo "(let* ((image (t-load \"$work/in/$1\")) (drawable (t-drawable image)))
+          $2
+          (gimp-file-save RUN-NONINTERACTIVE image drawable
+                          \"$work/$3/$1\" \"$work/$3/$1\")
+          (gimp-image-delete image))"
+}
+
+abc=$(list "$work/in/a.png" "$work/in/b.png" "$work/in/c.png")
+log=$work/gimp.log
+run_gimp "$log" \
+  "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 3 $abc \"$work/out\" 25.0 0 0)" \
+  "(plug-in-bm3d-denoise-camera-files RUN-NONINTERACTIVE 3 $abc
+     \"$work/out-camera\" 1.0 1.0 0 0)" \
+  "$(single a.png "(plug-in-bm3d-denoise RUN-NONINTERACTIVE image drawable 25.0 0 0)" single)" \
+  "$(single b.png "(plug-in-bm3d-denoise RUN-NONINTERACTIVE image drawable 25.0 0 0)" single)" \
+  "$(single c.png "(plug-in-bm3d-denoise RUN-NONINTERACTIVE image drawable 25.0 0 0)" single)" \
+  "$(single a.png "(plug-in-bm3d-denoise-camera RUN-NONINTERACTIVE image drawable 1.0 1.0 0 0)" single-camera)" \
+  "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 4
+     $(list "$work/in/a.png" "$work/in/missing.png" "$work/in/broken.png" "$work/in/c.png")
+     \"$work/out-missing\" 25.0 0 0)" \
+  "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 3 $abc \"$work/in\" 25.0 0 0)" \
+  "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 2
+     $(list "$work/in/a.png" "$work/in2/a.png") \"$work/out-same-name\" 25.0 0 0)" \
+  "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 3 $abc \"$work/no-such-folder\" 25.0 0 0)"
+check "GIMP ran without a plug-in crash" no_crash "$log"
+
+check "files: the call succeeded" is_ok "$log" 1
+check "camera files: the call succeeded" is_ok "$log" 2
+for k in 3 4 5 6; do
+  check "single image $((k - 2)): the call succeeded" is_ok "$log" $k
+done
+
+# The same pixels as the single-image procedure: PSNR "inf" on the
+# colour channels, alpha bit-exact.
+same_pixels ()
+{
+  local psnr
+  psnr=$("$command" --compare "$1" "$2") || return 1
+  echo "PSNR $psnr"
+  test "$psnr" = inf
+}
+for name in a b c; do
+  check "out/$name.png: the pixels of plug-in-bm3d-denoise" \
+    same_pixels "$work/single/$name.png" "$work/out/$name.png"
+done
+check "out/c.png: alpha bit-exact" \
+  "$pixels" same-alpha "$work/in/c.png" "$work/out/c.png"
+check "out-camera/a.png: the pixels of plug-in-bm3d-denoise-camera" \
+  same_pixels "$work/single-camera/a.png" "$work/out-camera/a.png"
+check "out-camera: every file written" \
+  test "$(ls "$work/out-camera" | tr '\n' ' ')" = "a.png b.png c.png "
+check "the denoised image differs from its input" \
+  files_differ "$work/in/a.png" "$work/out/a.png"
+
+# A missing and a broken file: one line each, the others done, the call
+# failing at the end with the count.
+check "missing and broken files: the call fails" \
+  test "$(batch_result "$log" 7)" = error
+check "... telling the missing file on one line" \
+  grep -q "BM3D batch: $work/in/missing.png: cannot be loaded" "$log"
+check "... and the broken one" \
+  grep -q "BM3D batch: $work/in/broken.png: cannot be loaded" "$log"
+check "... and how many failed" grep -q "BM3D batch: 2 of 4 files failed" "$log"
+check "... while the other files were done, with the same pixels" \
+  same_pixels "$work/out/a.png" "$work/out-missing/a.png"
+check "... all of them" \
+  same_pixels "$work/out/c.png" "$work/out-missing/c.png"
+check "... and nothing else written" \
+  test "$(ls "$work/out-missing" | tr '\n' ' ')" = "a.png c.png "
+
+check "output folder = input folder: the call fails" \
+  test "$(batch_result "$log" 8)" = error
+check "... refusing each file" \
+  test "$(grep -c "refusing to overwrite the input" "$log")" -ge 3
+check "two inputs of one name: the call fails" \
+  test "$(batch_result "$log" 9)" = error
+check "... the first written, the second refused" \
+  grep -q "BM3D batch: $work/in2/a.png: another file of the list has the same name" "$log"
+check "... the written one is in/a.png's" \
+  same_pixels "$work/out/a.png" "$work/out-same-name/a.png"
+check "a missing output folder is refused" \
+  test "$(batch_result "$log" 10)" = error
+check "... saying so" grep -q "the output folder $work/no-such-folder does not exist" "$log"
+check "the inputs are untouched" diff -r "$work/keep" "$work/in"
+
+if test $tap_failed -gt 0; then
+  sed 's/^/# gimp: /' "$log"
+fi
+finish
