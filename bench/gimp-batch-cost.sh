@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# The Script-Fu batch's cost per image beyond loading, denoising and
+# saving, inside GIMP 2.10: one plug-in process for the whole list
+# (plug-in-bm3d-denoise-files, what data/bm3d-denoise-batch.scm calls)
+# against one plug-in process per image (plug-in-bm3d-denoise in a
+# Script-Fu loop, what the batch script did before).  Each case is a
+# whole gimp-console process over the same folder of photos:
+#
+#   load+save     each file loaded and saved again (gimp-file-save)
+#   per image     the same with plug-in-bm3d-denoise on each image
+#   one process   plug-in-bm3d-denoise-files over the list
+#
+# Both denoising cases run with BM3D_PLUGIN_PASSTHROUGH=1, so the engine
+# costs nothing and (case - load+save) / images is the batch's cost per
+# image beyond load, denoise and save.  --real adds the same two cases
+# with a real denoise (isoline, CPU).  Alternated, median of --runs.
+#
+#   bench/gimp-batch-cost.sh [--runs N] [--count N] [--size WxH] [--real]
+#                            [--keep DIR] BUILD_DIR
+set -euo pipefail
+
+runs=3 count=6 size=2000x1500 real=0 keep=
+while [ $# -gt 1 ]; do
+  case $1 in
+    --runs) runs=$2; shift 2 ;;
+    --count) count=$2; shift 2 ;;
+    --size) size=$2; shift 2 ;;
+    --real) real=1; shift ;;
+    --keep) keep=$2; shift 2 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+[ $# -eq 1 ] || { sed -n '2,20p' "$0" >&2; exit 2; }
+build=$(cd "$1" && pwd)
+src=$(cd "$(dirname "$0")/.." && pwd)
+plugin=$build/plugin/bm3d-denoise-gimp
+photos=$build/bench/bm3d-batch-photos
+gimp_console=${GIMP_CONSOLE:-gimp-console-2.10}
+[ -x "$plugin" ] && [ -x "$photos" ] || { echo "build $build first" >&2; exit 1; }
+
+if [ -n "$keep" ]; then
+  work=$keep; mkdir -p "$work"
+else
+  work=$(mktemp -d "${TMPDIR:-/tmp}/bm3d-gimp-batch-cost.XXXXXX")
+  trap 'rm -rf "$work"' EXIT
+fi
+LC_ALL=C.UTF-8
+export LC_ALL
+
+mkdir -p "$work/plug-ins/bm3d-denoise-gimp" "$work/in"
+cp "$plugin" "$work/plug-ins/bm3d-denoise-gimp/"
+cat > "$work/gimprc" <<EOF
+(plug-in-path "\${gimp_dir}/plug-ins:\${gimp_plug_in_dir}/plug-ins:$work/plug-ins")
+EOF
+rm -rf "$work/gimpdir" "$work"/*.times "$work"/*.log "$work"/out-*
+if [ ! -e "$work/in/photo-00.png" ]; then
+  "$photos" --count "$count" --size "$size" --sigma 20 --formats png \
+    "$work/in" "$src/tests/data/astronaut.png" "$src/data/sample.png" \
+    > /dev/null
+fi
+count=$(ls "$work/in" | wc -l)
+
+now () { date +%s.%N; }
+
+gimp ()
+{
+  local log=$1 expr=$2
+  shift 2
+  env GIMP2_DIRECTORY="$work/gimpdir" "$@" \
+    timeout 900 "$gimp_console" -i -d -f --gimprc="$work/gimprc" \
+    -b "$expr" -b '(gimp-quit 0)' > "$log" 2>&1 || true
+  if ! grep -q 'batch command executed successfully' "$log" \
+     || grep -q -E 'execution error|Plug-in crashed' "$log"; then
+    echo "gimp-console failed:" >&2
+    sed 's/^/  /' "$log" >&2
+    exit 1
+  fi
+}
+
+# expression CASE OUT-DIR: Script-Fu for one case.
+expression ()
+{
+  local call
+  case $1 in
+    loadsave) call="" ;;
+    per-image*) call="(plug-in-bm3d-denoise RUN-NONINTERACTIVE image drawable 20.0 3 1)" ;;
+    one-process*)
+      echo "(let ((found (file-glob \"$work/in/*.png\" 1)))
+              (plug-in-bm3d-denoise-files RUN-NONINTERACTIVE (car found)
+                                          (cadr found) \"$2\" 20.0 3 1))"
+      return ;;
+  esac
+  echo "(for-each
+          (lambda (file)
+            (let* ((name (car (reverse (strbreakup file \"/\"))))
+                   (out (string-append \"$2/\" name))
+                   (image (car (gimp-file-load RUN-NONINTERACTIVE file file)))
+                   (drawable (car (gimp-image-get-active-drawable image))))
+              $call
+              (gimp-file-save RUN-NONINTERACTIVE image drawable out out)
+              (gimp-image-delete image)))
+          (cadr (file-glob \"$work/in/*.png\" 1)))"
+}
+
+gimp "$work/warm.log" '(gimp-message "ready")'
+
+cases="loadsave per-image one-process"
+[ "$real" = 1 ] && cases="$cases per-image-isoline one-process-isoline"
+echo "== machine: $(nproc) cores, $(uname -m), $("$gimp_console" --version | head -1)"
+echo "== $count photos of $size RGB 8-bit PNG (bm3d-batch-photos, sigma 20), runs: $runs, median"
+echo "== load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+for run in $(seq "$runs"); do
+  for case in $cases; do
+    out=$work/out-$case
+    rm -rf "$out"; mkdir -p "$out"
+    env=()
+    case $case in
+      *-isoline) ;;
+      loadsave) ;;
+      *) env=(BM3D_PLUGIN_PASSTHROUGH=1) ;;
+    esac
+    start=$(now)
+    gimp "$work/$case-$run.log" "$(expression "$case" "$out")" "${env[@]}"
+    end=$(now)
+    [ "$(ls "$out" | wc -l)" = "$count" ] \
+      || { echo "$case wrote $(ls "$out" | wc -l) of $count files" >&2; exit 1; }
+    awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f\n", b - a }' \
+      >> "$work/$case.times"
+  done
+done
+echo "== load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+median ()
+{
+  sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2];
+                                        else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+base=$(median < "$work/loadsave.times")
+echo
+echo "Seconds for the folder, median of $runs; per image: (case - load+save) / $count."
+echo
+echo "| case | folder (s) | beyond load+save, per image (s) |"
+echo "|---|---|---|"
+printf '| load+save | %.2f | - |\n' "$base"
+for case in $cases; do
+  [ "$case" = loadsave ] && continue
+  t=$(median < "$work/$case.times")
+  printf '| %s | %.2f | %s |\n' "$case" "$t" \
+    "$(awk -v t="$t" -v b="$base" -v n="$count" 'BEGIN { printf "%.2f", (t - b) / n }')"
+done
