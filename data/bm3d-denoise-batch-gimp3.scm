@@ -17,53 +17,35 @@
 ;     -b '(script-fu-bm3d-denoise-batch "/photos/*.png" 20.0 0
 ;                                       "/photos/denoised")'
 ;
-; GIMP 3's style: plug-in procedures (plug-in-bm3d-denoise, file-glob)
-; are called with named arguments, GIMP's own (gimp-file-load) in order,
-; in the version 3 dialect (#t and #f, values not wrapped in lists).
-; Indexed images are skipped with a message (convert them to RGB first);
-; a file that would overwrite its own input is refused.
+; The whole list goes to one call of plug-in-bm3d-denoise-files, so GIMP
+; starts the plug-in, and CUDA, once for the batch rather than once per
+; image.  A file that cannot be read, denoised or written is told on one
+; line and the others go on; the batch then fails at the end, saying how
+; many failed.  Indexed images are skipped with a message (convert them
+; to RGB first); a file that would overwrite an input is refused.
+;
+; GIMP 3's style: plug-in procedures (plug-in-bm3d-denoise-files,
+; file-glob) are called with named arguments, in the version 3 dialect
+; (#t and #f, values not wrapped in lists).
 ;
 ; GIMP 2.10 has its own script, bm3d-denoise-batch.scm: the calls of the
 ; two versions of GIMP differ.
 
-(define (bm3d-batch-base-name path)
-  ; The part after the last "/": the file's name without its folder.
-  (let loop ((parts (strbreakup path "/")))
-    (if (null? (cdr parts))
-        (car parts)
-        (loop (cdr parts)))))
-
 (define (bm3d-batch-mode-nick mode)
   (list-ref '("bm3d" "bm3d-fast" "nlm" "isoline") mode))
-
-(define (bm3d-batch-one-file in-file sigma mode out-dir)
-  (let ((out-file (string-append out-dir "/" (bm3d-batch-base-name in-file))))
-    (if (string=? out-file in-file)
-        (error "BM3D batch: refusing to overwrite the input" in-file))
-    (let* ((image (gimp-file-load RUN-NONINTERACTIVE in-file))
-           (drawable (vector-ref (gimp-image-get-selected-drawables image) 0)))
-      (if (gimp-drawable-is-indexed drawable)
-          (gimp-message (string-append "BM3D batch: skipped (indexed image; "
-                                       "convert it to RGB first): " in-file))
-          (begin
-            (plug-in-bm3d-denoise #:run-mode RUN-NONINTERACTIVE
-                                  #:image image
-                                  #:drawables (vector drawable)
-                                  #:sigma sigma
-                                  #:mode (bm3d-batch-mode-nick mode)
-                                  #:backend "auto")
-            (gimp-file-save RUN-NONINTERACTIVE image out-file -1)))
-      (gimp-image-delete image)
-      out-file)))
 
 (define (script-fu-bm3d-denoise-batch pattern sigma mode out-dir)
   (script-fu-use-v3)
   (let ((files (file-glob #:pattern pattern #:filename-encoding #f)))
     (if (null? files)
         (error "BM3D batch: no file matches" pattern))
-    (for-each (lambda (file)
-                (bm3d-batch-one-file file sigma mode out-dir))
-              files)))
+    (plug-in-bm3d-denoise-files #:run-mode RUN-NONINTERACTIVE
+                                #:files files
+                                #:out-dir out-dir
+                                #:noise "white"
+                                #:sigma sigma
+                                #:mode (bm3d-batch-mode-nick mode)
+                                #:backend "auto")))
 
 (script-fu-register-procedure "script-fu-bm3d-denoise-batch"
   "BM3D Denoise (batch)"

@@ -68,6 +68,66 @@ bm3d_drawable_height (Bm3dDrawable drawable)
   return gimp_drawable_get_height (drawable);
 }
 
+/* Files, for the list-of-files procedure (bm3d-files.c): an image
+ * object, NULL when a file could not be loaded (bm3d_pdb_error () says
+ * why).  */
+typedef GimpImage *Bm3dImage;
+
+static inline Bm3dImage
+bm3d_file_load (const gchar *filename)
+{
+  GFile     *file = g_file_new_for_path (filename);
+  GimpImage *image = gimp_file_load (GIMP_RUN_NONINTERACTIVE, file);
+
+  g_object_unref (file);
+  return image;
+}
+
+static inline gboolean
+bm3d_image_is_valid (Bm3dImage image)
+{
+  return image != NULL;
+}
+
+/* The first selected drawable, as the batch script took it; NULL when
+ * none is.  */
+static inline Bm3dDrawable
+bm3d_image_active_drawable (Bm3dImage image)
+{
+  GimpDrawable **drawables = gimp_image_get_selected_drawables (image);
+  GimpDrawable  *drawable = drawables ? drawables[0] : NULL;
+
+  g_free (drawables);
+  return drawable;
+}
+
+/* In the format the file name says, as gimp-file-save does.  */
+static inline gboolean
+bm3d_file_save (Bm3dImage     image,
+                Bm3dDrawable  drawable,
+                const gchar  *filename)
+{
+  GFile    *file = g_file_new_for_path (filename);
+  gboolean  saved = gimp_file_save (GIMP_RUN_NONINTERACTIVE, image, file,
+                                    NULL);
+
+  g_object_unref (file);
+  return saved;
+}
+
+static inline void
+bm3d_image_delete (Bm3dImage image)
+{
+  gimp_image_delete (image);
+}
+
+/* The message of the last failed PDB call.  */
+static inline const gchar *
+bm3d_pdb_error (void)
+{
+  return gimp_pdb_get_last_error (gimp_get_pdb ());
+}
+
 #else /* GIMP 2.10 */
 
 typedef gint32 Bm3dDrawable;
@@ -108,8 +168,8 @@ bm3d_drawable_height (Bm3dDrawable drawable)
   return gimp_drawable_height (drawable);
 }
 
-/* Files, for plug-in-bm3d-denoise-files (bm3d-files.c): an image by its
- * id, -1 when a file could not be loaded (gimp_get_pdb_error () says
+/* Files, for the list-of-files procedures (bm3d-files.c): an image by
+ * its id, -1 when a file could not be loaded (bm3d_pdb_error () says
  * why).  */
 typedef gint32 Bm3dImage;
 
@@ -145,6 +205,13 @@ static inline void
 bm3d_image_delete (Bm3dImage image)
 {
   gimp_image_delete (image);
+}
+
+/* The message of the last failed PDB call.  */
+static inline const gchar *
+bm3d_pdb_error (void)
+{
+  return gimp_get_pdb_error ();
 }
 
 #endif

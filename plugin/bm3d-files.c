@@ -161,7 +161,7 @@ denoise_file (const Bm3dFilePlan *file,
   if (! bm3d_image_is_valid (image))
     {
       gchar *why = g_strdup_printf (_("cannot be loaded: %s"),
-                                    gimp_get_pdb_error ());
+                                    bm3d_pdb_error ());
 
       tell (file->input, why);
       g_free (why);
@@ -169,7 +169,8 @@ denoise_file (const Bm3dFilePlan *file,
     }
 
   drawable = bm3d_image_active_drawable (image);
-  if (gimp_drawable_is_indexed (drawable))
+  if (bm3d_drawable_is_valid (drawable)
+      && gimp_drawable_is_indexed (drawable))
     {
       /* As the batch script always did: a note, not a failure.  */
       tell (file->input, _("skipped (indexed image; convert it to RGB "
@@ -186,7 +187,7 @@ denoise_file (const Bm3dFilePlan *file,
   else if (! bm3d_file_save (image, drawable, file->output))
     {
       gchar *why = g_strdup_printf (_("cannot be saved as %s: %s"),
-                                    file->output, gimp_get_pdb_error ());
+                                    file->output, bm3d_pdb_error ());
 
       tell (file->input, why);
       g_free (why);

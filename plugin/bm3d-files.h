@@ -1,7 +1,8 @@
 /* BM3D Denoise for GIMP — a list of files denoised in one plug-in
- * process: the procedures plug-in-bm3d-denoise-files and
- * plug-in-bm3d-denoise-camera-files, which the Script-Fu batch calls so
- * that GIMP starts the plug-in (and CUDA) once for the whole batch.
+ * process: the procedure plug-in-bm3d-denoise-files (and in GIMP 2.10
+ * plug-in-bm3d-denoise-camera-files), which the Script-Fu batch scripts
+ * call so that GIMP starts the plug-in (and CUDA) once for the whole
+ * batch.
  *
  * Copyright (C) 2026 The BM3D Denoise for GIMP authors
  *

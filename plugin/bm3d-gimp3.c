@@ -34,6 +34,7 @@
 #include "bm3d-intl.h"
 #include "bm3d-values.h"
 #include "bm3d-run.h"
+#include "bm3d-files.h"
 #include "bm3d-dialog.h"
 
 #define BM3D_GIMP3_ERROR (g_quark_from_static_string ("bm3d-gimp3-error"))
@@ -440,12 +441,107 @@ bm3d_run (GimpProcedure        *procedure,
   return gimp_procedure_new_return_values (procedure, GIMP_PDB_SUCCESS, NULL);
 }
 
+/* plug-in-bm3d-denoise-files: the Script-Fu batch hands its whole list
+ * to one call, so that the plug-in (GEGL, babl, CUDA) starts once for
+ * the batch, not once per image.  Fails at the end, with the count, when
+ * any file failed.  */
+static GimpValueArray *
+bm3d_run_files (GimpProcedure        *procedure,
+                GimpProcedureConfig  *config,
+                gpointer              run_data)
+{
+  Bm3dValues   vals;
+  gchar      **files = NULL;
+  gchar       *out_dir = NULL;
+  gchar       *problem;
+  GError      *error = NULL;
+  gint         failed;
+
+  gegl_init (NULL, NULL);
+  /* A file that cannot be loaded or saved is told once, on our one line
+   * (bm3d-files.c), not by GIMP as well.  */
+  gimp_plug_in_set_pdb_error_handler (gimp_procedure_get_plug_in (procedure),
+                                      GIMP_PDB_ERROR_HANDLER_PLUGIN);
+
+  values_from_config (config, TRUE, &vals);
+  problem = bm3d_values_check (&vals);
+  if (problem)
+    {
+      error = g_error_new_literal (BM3D_GIMP3_ERROR, 0, problem);
+      g_free (problem);
+      return return_error (procedure, GIMP_PDB_CALLING_ERROR, error);
+    }
+
+  g_object_get (config, "files", &files, "out-dir", &out_dir, NULL);
+  failed = bm3d_files_denoise ((const gchar *const *) files,
+                               files ? (gint) g_strv_length (files) : 0,
+                               out_dir, &vals, &error);
+  if (failed > 0)
+    error = g_error_new (BM3D_GIMP3_ERROR, 0,
+                         _("BM3D batch: %d of %d files failed"), failed,
+                         (gint) g_strv_length (files));
+  g_strfreev (files);
+  g_free (out_dir);
+  if (failed != 0)
+    return return_error (procedure,
+                         failed < 0 ? GIMP_PDB_CALLING_ERROR
+                                    : GIMP_PDB_EXECUTION_ERROR, error);
+  return gimp_procedure_new_return_values (procedure, GIMP_PDB_SUCCESS, NULL);
+}
+
 /* ---- registration ------------------------------------------------------ */
 
 static GList *
 bm3d_query_procedures (GimpPlugIn *plug_in)
 {
-  return g_list_append (NULL, g_strdup (PLUG_IN_PROC));
+  return g_list_append (g_list_append (NULL, g_strdup (PLUG_IN_PROC)),
+                        g_strdup (PLUG_IN_FILES_PROC));
+}
+
+/* The files procedure: run-mode, files, out-dir, then the denoise
+ * arguments of plug-in-bm3d-denoise (not its dialog's auxiliary ones).  */
+static GimpProcedure *
+files_procedure_new (GimpPlugIn  *plug_in,
+                     const gchar *name)
+{
+  GimpProcedure *procedure;
+  guint          i;
+
+  procedure = gimp_procedure_new (plug_in, name, GIMP_PDB_PROC_TYPE_PLUGIN,
+                                  bm3d_run_files, NULL, NULL);
+  gimp_procedure_set_documentation (procedure,
+    _("Remove noise from a list of files with BM3D, in one plug-in "
+      "process"),
+    _("Loads each file, denoises its selected layer as "
+      "plug-in-bm3d-denoise does and saves it under the output folder, "
+      "same name and format.  A file that fails is told on one line and "
+      "the others go on; the call fails at the end if any did.  An input "
+      "is never overwritten."),
+    name);
+  gimp_procedure_set_attribution (procedure,
+                                  "The BM3D Denoise for GIMP authors",
+                                  "The BM3D Denoise for GIMP authors",
+                                  "2026");
+  gimp_procedure_add_enum_argument (procedure, "run-mode", _("Run mode"),
+                                    _("The run mode"), GIMP_TYPE_RUN_MODE,
+                                    GIMP_RUN_NONINTERACTIVE,
+                                    G_PARAM_READWRITE);
+  gimp_procedure_add_string_array_argument (procedure, "files", _("Files"),
+                                            _("The files to denoise (any "
+                                              "format GIMP loads)"),
+                                            G_PARAM_READWRITE);
+  gimp_procedure_add_string_argument (procedure, "out-dir",
+                                      _("Output folder"),
+                                      _("An existing folder for the "
+                                        "results, saved under the same "
+                                        "names in the same formats; a file "
+                                        "that would overwrite an input is "
+                                        "refused"),
+                                      NULL, G_PARAM_READWRITE);
+  for (i = 0; i < G_N_ELEMENTS (arguments); i++)
+    if (! arguments[i].aux)
+      add_argument (procedure, &arguments[i]);
+  return procedure;
 }
 
 static GimpProcedure *
@@ -455,6 +551,8 @@ bm3d_create_procedure (GimpPlugIn  *plug_in,
   GimpProcedure *procedure;
   guint          i;
 
+  if (strcmp (name, PLUG_IN_FILES_PROC) == 0)
+    return files_procedure_new (plug_in, name);
   if (strcmp (name, PLUG_IN_PROC) != 0)
     return NULL;
 

@@ -9,6 +9,8 @@ bm3dpluginexecdir = $(gimpplugindir)/bm3d-denoise-gimp
 bm3dpluginexec_PROGRAMS = plugin/bm3d-denoise-gimp
 
 plugin_bm3d_denoise_gimp_SOURCES = \
+	plugin/bm3d-files.c \
+	plugin/bm3d-files.h \
 	plugin/bm3d-render.c \
 	plugin/bm3d-run.c \
 	plugin/bm3d-values.c \
@@ -17,12 +19,8 @@ plugin_bm3d_denoise_gimp_SOURCES = \
 	plugin/bm3d-run.h \
 	plugin/bm3d-values.h \
 	plugin/bm3d-intl.h
-# The list-of-files procedures load and save through GIMP 2.10's calls
-# (bm3d-drawable.h); the GIMP 3 batch script still calls the plug-in per
-# image.
 if GIMP2
-plugin_bm3d_denoise_gimp_SOURCES += plugin/bm3d-gimp2.c \
-	plugin/bm3d-files.c plugin/bm3d-files.h
+plugin_bm3d_denoise_gimp_SOURCES += plugin/bm3d-gimp2.c
 endif
 if GIMP3
 plugin_bm3d_denoise_gimp_SOURCES += plugin/bm3d-gimp3.c

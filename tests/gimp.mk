@@ -21,6 +21,7 @@ GIMP3_TESTS = \
 	tests/gimp3-arguments.sh \
 	tests/gimp3-camera.sh \
 	tests/gimp3-batch.sh \
+	tests/gimp3-files.sh \
 	tests/gimp3-dialog.sh
 
 if GIMP2

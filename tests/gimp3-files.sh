@@ -1,0 +1,93 @@
+#!/bin/bash
+# GIMP 3: plug-in-bm3d-denoise-files on a list of three images (RGB,
+# gray, RGBA) gives exactly the pixels of plug-in-bm3d-denoise called on
+# each image; with a missing and a broken file in the list, each is told
+# on one line, the other files are still done, and GIMP exits 70.  (The
+# batch script's refusals are tests/gimp3-batch.sh's.)
+. "${top_srcdir:-.}/tests/gimp3-lib.sh"
+
+require_tools
+setup_gimp
+make_inputs
+
+mkdir -p "$work/in" "$work/keep" "$work/single" "$work/out" \
+         "$work/out-missing"
+cp "$work/noisy-rgb.png" "$work/in/a.png"
+cp "$work/noisy-gray.png" "$work/in/b.png"
+cp "$work/noisy-rgba.png" "$work/in/c.png"
+echo "not an image" > "$work/in/broken.png"
+cp -p "$work/in/"* "$work/keep/"
+
+files ()
+{
+  local f out="(list"
+  for f in "$@"; do
+    out="$out \"$f\""
+  done
+  echo "$out)"
+}
+
+single ()
+{
+  echo "(let* ((image (t-load \"$work/in/$1\")))
+          (t-run RUN-NONINTERACTIVE image (t-drawable image) 25.0 \"bm3d\" \"auto\")
+          (gimp-file-save RUN-NONINTERACTIVE image \"$work/single/$1\" -1)
+          (gimp-image-delete image))"
+}
+
+GIMPDIR=$work/gimpdir
+export GIMPDIR
+run_gimp "$work/gimp-1.log" \
+  "(plug-in-bm3d-denoise-files #:run-mode RUN-NONINTERACTIVE
+     #:files $(files "$work/in/a.png" "$work/in/b.png" "$work/in/c.png")
+     #:out-dir \"$work/out\" #:sigma 25.0 #:mode \"bm3d\" #:backend \"auto\")" \
+  "$(single a.png)" "$(single b.png)" "$(single c.png)"
+run_gimp "$work/gimp-2.log" \
+  "(plug-in-bm3d-denoise-files #:run-mode RUN-NONINTERACTIVE
+     #:files $(files "$work/in/a.png" "$work/in/missing.png" \
+                     "$work/in/broken.png" "$work/in/c.png")
+     #:out-dir \"$work/out-missing\" #:sigma 25.0 #:mode \"bm3d\"
+     #:backend \"auto\")"
+
+for j in 1 2; do
+  check "GIMP run $j: no plug-in crash" no_crash "$work/gimp-$j.log"
+done
+check "the list and the single images succeeded" \
+  exited_with "$work/gimp-1.log" 0
+
+same_pixels ()
+{
+  local psnr
+  psnr=$("$command" --compare "$1" "$2") || return 1
+  echo "PSNR $psnr"
+  test "$psnr" = inf
+}
+for name in a b c; do
+  check "out/$name.png: the pixels of plug-in-bm3d-denoise" \
+    same_pixels "$work/single/$name.png" "$work/out/$name.png"
+done
+check "out/c.png: alpha bit-exact" \
+  "$pixels" same-alpha "$work/in/c.png" "$work/out/c.png"
+check "the denoised image differs from its input" \
+  files_differ "$work/in/a.png" "$work/out/a.png"
+
+check "missing and broken files: GIMP exits 70" \
+  exited_with "$work/gimp-2.log" 70
+check "... telling the missing file on one line" \
+  grep -q "BM3D batch: $work/in/missing.png: cannot be loaded" \
+  "$work/gimp-2.log"
+check "... and the broken one" \
+  grep -q "BM3D batch: $work/in/broken.png: cannot be loaded" \
+  "$work/gimp-2.log"
+check "... and how many failed" \
+  grep -q "BM3D batch: 2 of 4 files failed" "$work/gimp-2.log"
+check "... while the other files were done, with the same pixels" \
+  same_pixels "$work/out/a.png" "$work/out-missing/a.png"
+check "... all of them" \
+  same_pixels "$work/out/c.png" "$work/out-missing/c.png"
+check "the inputs are untouched" diff -r "$work/keep" "$work/in"
+
+if test $tap_failed -gt 0; then
+  sed 's/^/# gimp: /' "$work"/gimp-*.log
+fi
+finish
