@@ -7,6 +7,7 @@
 
 #include "engine.h"
 
+#include <math.h>
 #include <string.h>
 
 /* White noise has a fifth of its power below 0.25 cycles/pixel, a
@@ -18,30 +19,47 @@
 #define PHOTO_FINE_MAX  1.5f
 /* PHOTO_SIGMA_MAX, the most a photograph's white sigma can be, is in
  * engine.h: job_noise () caps the fast modes' sigma with it too.  */
-/* A photograph's processed noise (bm3d_photo_gain ()): its profile's levels
- * times this.  The estimate measures the flattest blocks, and a
- * camera's noise reduction cleaned those most: on the shared real
- * photographs the whole frame's noise is 1.9 (luma) to 2.9 (chroma)
- * times theirs, and BM3D does best at about 1.5 times the true noise
- * (given the truth's profile).  Chosen on 10 of the 50 shared
- * photographs (every fifth): gains 1, 2, 3 and 4 gave 38.39, 39.40,
- * 39.74 and 39.84 dB where the best single white sigma gives 40.05;
- * 3, as 4 buys its last 0.1 dB with texture.  Checked on all 50
- * (BENCHMARKS.md).  */
-#define PHOTO_GAIN      3.0f
+/* A photograph's processed noise (bm3d_photo_gain ()).  The estimate
+ * measures the flattest blocks, which a camera's noise reduction and
+ * JPEG cleaned most: on the shared real photographs the truth's noise
+ * is 1.9 (luma) to 2.9 (chroma) times theirs over the whole frame,
+ * rising with the local texture (docs/camera-noise.md), and the
+ * flattest blocks' level explains a tenth of how the best white sigma
+ * varies from photo to photo.  So the level BM3D is given is the
+ * measured one shrunk towards the typical level of processed camera
+ * noise, weighted by what the measurement tells: PHOTO_LEVEL ^ (1 -
+ * PHOTO_WEIGHT) times measured ^ PHOTO_WEIGHT, as a white RGB sigma
+ * (the profile's sigma_white).  The weight is the slope of the best
+ * sigma's logarithm on the measured one's (0.19 on the 50 shared
+ * photographs, rounded up to favour the measurement); the level their
+ * geometric mean best sigma (17).  */
+#define PHOTO_LEVEL     17.0f
+#define PHOTO_WEIGHT    0.3f
+
+/* The white RGB sigma BM3D is given for processed noise whose profile
+ * measures `measured` (its sigma_white).  */
+static float
+processed_sigma (float measured)
+{
+  float s = powf (PHOTO_LEVEL, 1.0f - PHOTO_WEIGHT)
+            * powf (measured > 0.01f ? measured : 0.01f, PHOTO_WEIGHT);
+
+  return s < PHOTO_SIGMA_MAX ? s : PHOTO_SIGMA_MAX;
+}
 
 /* Is the noise of `in`, of profile `profile`, a photograph's processed
  * noise: next to none at the finest scale (a camera's noise reduction
  * and JPEG took it) and coarse (a third and more of its power below
  * 0.25 cycles/pixel)?  The estimate then measured the flattest blocks,
- * which the noise reduction cleaned most, and BM3D wants more
- * (job->photo_gain).  Sets it.  */
+ * which the noise reduction cleaned most, and BM3D wants the level of
+ * processed_sigma (): job->photo_gain takes the profile there, and
+ * job->processed_noise is set (profile_tables in engine.c).  */
 bm3d_status
 bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
 {
   const bm3d_noise_profile *profile = bm3d_job_noise_profile (job);
   bm3d_job fine_job = *job;
-  float fine = 0.0f;
+  float fine = 0.0f, measured;
   bm3d_status status;
 
   fine_job.threads = job->params->threads > 0 ? job->params->threads
@@ -51,9 +69,11 @@ bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
   status = bm3d_estimate_cpu (in, &fine_job, &fine);
   if (status != BM3D_OK)
     return status;
-  job->photo_gain = fine < PHOTO_FINE_MAX
-                    && profile->low_share[0] >= PHOTO_LOW_SHARE
-                    ? PHOTO_GAIN : 1.0f;
+  job->processed_noise = fine < PHOTO_FINE_MAX
+                         && profile->low_share[0] >= PHOTO_LOW_SHARE;
+  measured = profile->sigma_white > 0.01f ? profile->sigma_white : 0.01f;
+  job->photo_gain = job->processed_noise
+                    ? processed_sigma (measured) / measured : 1.0f;
   return BM3D_OK;
 }
 

@@ -69,8 +69,11 @@ struct bm3d_job
    * 0 for white noise, whose deviations are sigma[].  */
   int                   noise_profile;
   /* The profile's levels are multiplied by this (the strengths apart):
-   * PHOTO_GAIN for a photograph's processed noise, else 1 (engine.c).  */
+   * for a photograph's processed noise (processed_noise non-zero) what
+   * takes them to the level engine_noise.c's processed_sigma () gives,
+   * else 1.  */
   float                 photo_gain;
+  int                   processed_noise;
   float                 var_hard[BM3D_MAX_CHANNELS][BM3D_PATCH_AREA];
   float                 var_wiener[BM3D_MAX_CHANNELS][BM3D_PATCH_AREA];
   /* The profile a profile job uses, its derived values filled: a copy
