@@ -546,6 +546,10 @@ collaborative_filter_wiener_profile (const phase_ctx *ctx, band_scratch *s,
     }
 }
 
+/* The least summed squared gain a Wiener group's weight is taken from
+ * (bm3d_cuda_filter.cu uses the same).  */
+#define WIENER_ENERGY_MIN 1.0f
+
 /* Phase 2: empirical Wiener shrinkage of the noisy group, its gains
  * taken from the basic estimate's group at the same positions.  */
 static INLINE void
@@ -574,8 +578,13 @@ collaborative_filter_wiener (const phase_ctx *ctx, band_scratch *s,
         }
       for (int j = 0; j < K; j++)
         energy += energy8[j];
+      /* A group whose basic estimate is next to zero (black) has gains
+       * next to zero: their energy floored at one coefficient's keeps
+       * its weight finite at small sigma, where 1 / (s2 * energy) would
+       * overflow the sums into inf / inf.  */
       group_aggregate (ctx, c, members, m, gz, tmp,
-                       energy > 0.0f ? 1.0f / (s2 * energy) : 1.0f / s2);
+                       1.0f / (s2 * (energy > WIENER_ENERGY_MIN
+                                     ? energy : WIENER_ENERGY_MIN)));
     }
 }
 

@@ -762,7 +762,9 @@ collaborative_filter (const filter_args &a)
           if (PROFILE)
             weight = 1.0f / fmaxf (wsum, PROFILE_NOISE_MIN);
           else
-            weight = wsum > 0.0f ? 1.0f / (s2 * wsum) : 1.0f / s2;
+            /* Floored as bm3d_cpu.c floors it: finite at small sigma
+             * for a group whose basic estimate is next to zero.  */
+            weight = 1.0f / (s2 * fmaxf (wsum, 1.0f));
         }
 
       inverse_transform_weighted<K, WIENER ? 3 : 1> (buf, m, weight, kaiser,

@@ -156,6 +156,35 @@ check_sigmas (void)
           "sigma 0.1 leaves a clean image nearly unchanged (max change "
           "%.3f)", d);
 
+  free (in.buffer);
+  free (out.buffer);
+
+  /* Black beside faint noise, at a tiny sigma: the Wiener phase's
+   * groups in the black have gains next to zero, and their weights
+   * once overflowed the sums (inf / inf: NaN pixels).  */
+  image_new (&in, 96, 64, 3, 0, 0);
+  image_new (&out, 96, 64, 3, 0, 0);
+  image_fill_noisy (&in, 1.0f, 1.0f, 9);
+  for (int y = 0; y < 64; y++)
+    for (int x = 0; x < 96 * 3; x++)
+      {
+        float *v = &in.buffer[(size_t) y * in.img.stride + x];
+
+        *v = x < 48 * 3 ? 0.0f : (*v < 0.0f ? 0.0f : *v * 1e-3f);
+      }
+  for (int i = 0; i < 3; i++)
+    {
+      static const float small[] = { 0.1f, 0.05f, 0.01f };
+
+      status = denoise (&in, &out, small[i], BM3D_MODE_BM3D, &report);
+      tap_ok (status == BM3D_OK && all_finite (&out),
+              "sigma %g beside black: finite values", (double) small[i]);
+    }
+  free (in.buffer);
+  free (out.buffer);
+
+  image_new (&in, 40, 33, 1, 0, 0);
+  image_new (&out, 40, 33, 1, 0, 0);
   image_fill_noisy (&in, 128.0f, 100.0f, 5);
   status = denoise (&in, &out, 100.0f, BM3D_MODE_BM3D, &report);
   tap_ok (status == BM3D_OK && all_finite (&out),
