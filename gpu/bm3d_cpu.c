@@ -19,71 +19,21 @@
  *
  * The steps are those the CUDA backend mirrors: block_match (exhaustive
  * search, groups = the reference, then the best candidates by distance
- * and raster index), collaborative_filter_hard and _wiener (2D transform
+ * and raster index; bm3d_cpu_match.c), collaborative_filter_hard and _wiener (2D transform
  * of each patch, orthonormal Haar transform across the group as in
  * Dabov et al.; bm3d_haar in bm3d_tables.c) and aggregate (Kaiser-
  * weighted sums).  */
 #include "config.h"
 
 #include "bm3d_cpu.h"
-#include "bm3d_cpu_simd.h"
+#include "bm3d_cpu_band.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <string.h>
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-
-/* Everything a band needs to know about the current phase.  */
-typedef struct
-{
-  const bm3d_phase_profile *phase;
-  int            wiener;         /* 0: hard threshold, 1: Wiener         */
-  int            width;
-  int            height;
-  int            channels;
-  const float   *noisy[BM3D_MAX_CHANNELS];
-  const float   *basic[BM3D_MAX_CHANNELS];  /* Wiener phase only        */
-  const float   *match;          /* plane block matching reads           */
-  float         *num[BM3D_MAX_CHANNELS];
-  float         *den[BM3D_MAX_CHANNELS];
-  float          sigma[BM3D_MAX_CHANNELS];
-  /* Camera noise (job->noise_profile): per plane and row u of a 2D
-   * coefficient block, the variances of the coefficients (u, 0..7) and
-   * the hard thresholds lambda_3d sqrt (var).  Unused for white noise,
-   * whose code keeps its own path, pixel for pixel as before.  */
-  int            profile;
-  row8           var_rows[BM3D_MAX_CHANNELS][K];
-  row8           thr_rows[BM3D_MAX_CHANNELS][K];
-  float          fwd[K][K], inv[K][K];      /* 2D transform and inverse  */
-  row8           fwd_t[K], inv_t[K];        /* rows of their transposes  */
-  row8           kaiser_rows[K];
-  const int     *xs;             /* reference columns                    */
-  const int     *xcol;           /* column -> index in xs, or -1         */
-  int            nx;
-  const int     *ys;             /* reference rows                       */
-  int            ny;
-  const int     *band_first;     /* band b: ys[band_first[b]] ... ys[band_first[b+1] - 1] */
-  int            bands;
-  int            band_rows_max;  /* most reference rows in a band        */
-} phase_ctx;
-
-/* One worker's scratch, reused band after band.  */
-typedef struct
-{
-  float   *dist;     /* per reference: group_max - 1 sorted distances   */
-  int32_t *pos;      /* ... and the candidates' raster indices          */
-  int     *count;    /* candidates kept per reference                   */
-  float   *limit;    /* per reference row and column: the largest
-                        distance a new candidate may have              */
-  float   *hsum;     /* horizontal 8-sums, one row per pixel row        */
-  float   *diff;     /* squared differences of one row                  */
-  float   *vsum;     /* patch distances of one reference row            */
-  row8    *group;    /* 3 x BM3D_GROUP_MAX patches of 64 coefficients:
-                        noisy, basic estimate, transform scratch       */
-} band_scratch;
 
 int
 bm3d_cpu_tile_side (const bm3d_job *job)
@@ -107,184 +57,6 @@ bm3d_cpu_reference_grid (int length, int step, int *pos)
   if (n == 0 || pos[n - 1] != last)
     pos[n++] = last;
   return n;
-}
-
-/* ---- block matching -------------------------------------------------- */
-
-/* out[x] = sum over j < 8 of (a[x + j] - b[x + j])^2 for x in [lo, hi],
- * summed as a tree so every x rounds the same way.  Whole vectors run
- * past the ends into padding of `tmp` and `out`; nothing there is read
- * back as a result.  */
-static INLINE void
-row_box_sums (const float *a, const float *b, int lo, int hi, float *out,
-              float *tmp)
-{
-  int n = hi - lo + K, j;
-
-  a += lo;
-  b += lo;
-  out += lo;
-  for (j = 0; j + 8 <= n; j += 8)
-    {
-      row8 u, v;
-
-      load_row (&u, a + j);
-      load_row (&v, b + j);
-      u -= v;
-      u *= u;
-      store_row (tmp + j, &u);
-    }
-  for (; j < n; j++)
-    {
-      float t = a[j] - b[j];
-      tmp[j] = t * t;
-    }
-  for (int step = 1; step < K; step *= 2)
-    for (j = 0; j < n - step; j += 8)
-      {
-        row8 u, v;
-
-        load_row (&u, tmp + j);
-        load_row (&v, tmp + j + step);
-        u += v;
-        store_row (step == K / 2 ? out + j : tmp + j, &u);
-      }
-}
-
-/* The largest float below d >= 0 (distances are never negative).  */
-static INLINE float
-float_below (float d)
-{
-  uint32_t bits;
-
-  if (d <= 0.0f)
-    return -1.0f;
-  memcpy (&bits, &d, sizeof bits);
-  bits--;
-  memcpy (&d, &bits, sizeof bits);
-  return d;
-}
-
-/* Keep candidate `p` at distance `d` in a reference's sorted list.
- * Candidates arrive in raster order, so an equal distance goes after
- * the ones already kept: ties fall to the lower raster index.  */
-static INLINE void
-keep_candidate (float *dist, int32_t *pos, int *count, float *limit,
-                int cap, float d, int32_t p)
-{
-  int n = *count;
-  int i = n < cap ? n : cap - 1;
-
-  while (i > 0 && dist[i - 1] > d)
-    {
-      dist[i] = dist[i - 1];
-      pos[i] = pos[i - 1];
-      i--;
-    }
-  dist[i] = d;
-  pos[i] = p;
-  if (n < cap)
-    *count = ++n;
-  if (n == cap)
-    /* Full: only a strictly smaller distance gets in now.  */
-    *limit = float_below (dist[cap - 1]);
-}
-
-/* Find the group candidates of every reference of band `b`: all
- * displacements of the search window, each one's patch distances
- * computed for the whole band at once.  */
-HOT_LOOP static void
-block_match (const phase_ctx *ctx, band_scratch *s, int b)
-{
-  const float *img = ctx->match;
-  const int w = ctx->width, h = ctx->height;
-  const int r0 = ctx->band_first[b], r1 = ctx->band_first[b + 1];
-  const int nx = ctx->nx;
-  const int cap = ctx->phase->group_max - 1;
-  const int radius = ctx->phase->search / 2;
-  const float tau = ctx->phase->tau_match * (float) BM3D_PATCH_AREA;
-  const int y_first = ctx->ys[r0];
-
-  /* Limits are kept per reference row and pixel column, so that a row
-   * of distances is compared with its limits vector by vector; columns
-   * that are no reference never accept anything.  */
-  for (int r = 0; r < r1 - r0; r++)
-    {
-      float *lr = s->limit + (size_t) r * (w + 16);
-
-      for (int x = 0; x < w + 16; x++)
-        lr[x] = -1.0f;
-      for (int i = 0; i < nx; i++)
-        {
-          s->count[r * nx + i] = 0;
-          lr[ctx->xs[i]] = cap > 0 ? tau : -1.0f;
-        }
-    }
-  if (cap == 0)
-    return;
-
-  for (int dy = -radius; dy <= radius; dy++)
-    {
-      int ra = r0, rb = r1;
-
-      /* Reference rows whose candidate row is inside the plane.  */
-      while (ra < rb && ctx->ys[ra] + dy < 0)
-        ra++;
-      while (rb > ra && ctx->ys[rb - 1] + dy > h - K)
-        rb--;
-      if (ra == rb)
-        continue;
-
-      for (int dx = -radius; dx <= radius; dx++)
-        {
-          /* References whose candidate column is inside the plane.  */
-          int lo = dx < 0 ? -dx : 0;
-          int hi = dx > 0 ? w - K - dx : w - K;
-
-          if ((dx == 0 && dy == 0) || lo > hi)
-            continue;
-
-          for (int y = ctx->ys[ra]; y < ctx->ys[rb - 1] + K; y++)
-            row_box_sums (img + (size_t) y * w,
-                          img + (size_t) (y + dy) * w + dx, lo, hi,
-                          s->hsum + (size_t) (y - y_first) * w, s->diff);
-
-          for (int r = ra; r < rb; r++)
-            {
-              const float *hr = s->hsum + (size_t) (ctx->ys[r] - y_first) * w;
-              float *lr = s->limit + (size_t) (r - r0) * (w + 16);
-              const int base = (r - r0) * nx;
-              const int32_t row = (ctx->ys[r] + dy) * w + dx;
-
-              for (int x = lo; x <= hi; x += 8)
-                {
-                  row8 v[K], d, lim;
-                  row8i hit;
-                  float dl[8];
-
-                  for (int k = 0; k < K; k++)
-                    load_row (&v[k], hr + x + (size_t) k * w);
-                  d = ((v[0] + v[1]) + (v[2] + v[3]))
-                      + ((v[4] + v[5]) + (v[6] + v[7]));
-                  load_row (&lim, lr + x);
-                  hit = d <= lim;
-                  if (!ANY_LANE (hit))
-                    continue;
-                  store_row (dl, &d);
-                  for (int j = 0; j < 8 && x + j <= hi; j++)
-                    if (dl[j] <= lr[x + j])
-                      {
-                        int ref = base + ctx->xcol[x + j];
-
-                        keep_candidate (s->dist + (size_t) ref * cap,
-                                        s->pos + (size_t) ref * cap,
-                                        s->count + ref, lr + x + j, cap,
-                                        dl[j], row + x + j);
-                      }
-                }
-            }
-        }
-    }
 }
 
 /* The group of reference `ref` of the band: the reference itself first,
@@ -747,7 +519,7 @@ run_bands (const phase_ctx *ctx, bm3d_job *job, int filter,
           if (stop)
             continue;
           scratch_carve (block + each * tid, &z, &s);
-          block_match (ctx, &s, b);
+          bm3d_cpu_block_match (ctx, &s, b);
           if (filter)
             filter_band (ctx, &s, b);
           else

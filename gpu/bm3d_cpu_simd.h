@@ -1,5 +1,5 @@
 /* The CPU BM3D backend's vector vocabulary: a patch row as one vector,
- * the function attributes of its hot loops.  Private to bm3d_cpu.c.
+ * the function attributes of its hot loops.  Private to bm3d_cpu*.c.
  *
  * Copyright (C) 2026 The BM3D Denoise for GIMP authors
  *

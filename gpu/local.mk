@@ -11,6 +11,8 @@ gpu_libbm3d_a_SOURCES = \
 	gpu/bm3d_tables.h \
 	gpu/bm3d_tables.c \
 	gpu/bm3d_cpu.c \
+	gpu/bm3d_cpu_band.h \
+	gpu/bm3d_cpu_match.c \
 	gpu/bm3d_cpu_simd.h \
 	gpu/nlm_cpu.c \
 	gpu/isoline_core.h \

@@ -1,0 +1,192 @@
+/* The CPU backend's block matching: every displacement of the search
+ * window, its patch distances for a whole band of references at once.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.  */
+#include "config.h"
+
+#include "bm3d_cpu_band.h"
+
+#include <string.h>
+
+/* ---- block matching -------------------------------------------------- */
+
+/* out[x] = sum over j < 8 of (a[x + j] - b[x + j])^2 for x in [lo, hi],
+ * summed as a tree so every x rounds the same way.  Whole vectors run
+ * past the ends into padding of `tmp` and `out`; nothing there is read
+ * back as a result.  */
+static INLINE void
+row_box_sums (const float *a, const float *b, int lo, int hi, float *out,
+              float *tmp)
+{
+  int n = hi - lo + K, j;
+
+  a += lo;
+  b += lo;
+  out += lo;
+  for (j = 0; j + 8 <= n; j += 8)
+    {
+      row8 u, v;
+
+      load_row (&u, a + j);
+      load_row (&v, b + j);
+      u -= v;
+      u *= u;
+      store_row (tmp + j, &u);
+    }
+  for (; j < n; j++)
+    {
+      float t = a[j] - b[j];
+      tmp[j] = t * t;
+    }
+  for (int step = 1; step < K; step *= 2)
+    for (j = 0; j < n - step; j += 8)
+      {
+        row8 u, v;
+
+        load_row (&u, tmp + j);
+        load_row (&v, tmp + j + step);
+        u += v;
+        store_row (step == K / 2 ? out + j : tmp + j, &u);
+      }
+}
+
+/* The largest float below d >= 0 (distances are never negative).  */
+static INLINE float
+float_below (float d)
+{
+  uint32_t bits;
+
+  if (d <= 0.0f)
+    return -1.0f;
+  memcpy (&bits, &d, sizeof bits);
+  bits--;
+  memcpy (&d, &bits, sizeof bits);
+  return d;
+}
+
+/* Keep candidate `p` at distance `d` in a reference's sorted list.
+ * Candidates arrive in raster order, so an equal distance goes after
+ * the ones already kept: ties fall to the lower raster index.  */
+static INLINE void
+keep_candidate (float *dist, int32_t *pos, int *count, float *limit,
+                int cap, float d, int32_t p)
+{
+  int n = *count;
+  int i = n < cap ? n : cap - 1;
+
+  while (i > 0 && dist[i - 1] > d)
+    {
+      dist[i] = dist[i - 1];
+      pos[i] = pos[i - 1];
+      i--;
+    }
+  dist[i] = d;
+  pos[i] = p;
+  if (n < cap)
+    *count = ++n;
+  if (n == cap)
+    /* Full: only a strictly smaller distance gets in now.  */
+    *limit = float_below (dist[cap - 1]);
+}
+
+/* Find the group candidates of every reference of band `b`: all
+ * displacements of the search window, each one's patch distances
+ * computed for the whole band at once.  */
+HOT_LOOP void
+bm3d_cpu_block_match (const phase_ctx *ctx, band_scratch *s, int b)
+{
+  const float *img = ctx->match;
+  const int w = ctx->width, h = ctx->height;
+  const int r0 = ctx->band_first[b], r1 = ctx->band_first[b + 1];
+  const int nx = ctx->nx;
+  const int cap = ctx->phase->group_max - 1;
+  const int radius = ctx->phase->search / 2;
+  const float tau = ctx->phase->tau_match * (float) BM3D_PATCH_AREA;
+  const int y_first = ctx->ys[r0];
+
+  /* Limits are kept per reference row and pixel column, so that a row
+   * of distances is compared with its limits vector by vector; columns
+   * that are no reference never accept anything.  */
+  for (int r = 0; r < r1 - r0; r++)
+    {
+      float *lr = s->limit + (size_t) r * (w + 16);
+
+      for (int x = 0; x < w + 16; x++)
+        lr[x] = -1.0f;
+      for (int i = 0; i < nx; i++)
+        {
+          s->count[r * nx + i] = 0;
+          lr[ctx->xs[i]] = cap > 0 ? tau : -1.0f;
+        }
+    }
+  if (cap == 0)
+    return;
+
+  for (int dy = -radius; dy <= radius; dy++)
+    {
+      int ra = r0, rb = r1;
+
+      /* Reference rows whose candidate row is inside the plane.  */
+      while (ra < rb && ctx->ys[ra] + dy < 0)
+        ra++;
+      while (rb > ra && ctx->ys[rb - 1] + dy > h - K)
+        rb--;
+      if (ra == rb)
+        continue;
+
+      for (int dx = -radius; dx <= radius; dx++)
+        {
+          /* References whose candidate column is inside the plane.  */
+          int lo = dx < 0 ? -dx : 0;
+          int hi = dx > 0 ? w - K - dx : w - K;
+
+          if ((dx == 0 && dy == 0) || lo > hi)
+            continue;
+
+          for (int y = ctx->ys[ra]; y < ctx->ys[rb - 1] + K; y++)
+            row_box_sums (img + (size_t) y * w,
+                          img + (size_t) (y + dy) * w + dx, lo, hi,
+                          s->hsum + (size_t) (y - y_first) * w, s->diff);
+
+          for (int r = ra; r < rb; r++)
+            {
+              const float *hr = s->hsum + (size_t) (ctx->ys[r] - y_first) * w;
+              float *lr = s->limit + (size_t) (r - r0) * (w + 16);
+              const int base = (r - r0) * nx;
+              const int32_t row = (ctx->ys[r] + dy) * w + dx;
+
+              for (int x = lo; x <= hi; x += 8)
+                {
+                  row8 v[K], d, lim;
+                  row8i hit;
+                  float dl[8];
+
+                  for (int k = 0; k < K; k++)
+                    load_row (&v[k], hr + x + (size_t) k * w);
+                  d = ((v[0] + v[1]) + (v[2] + v[3]))
+                      + ((v[4] + v[5]) + (v[6] + v[7]));
+                  load_row (&lim, lr + x);
+                  hit = d <= lim;
+                  if (!ANY_LANE (hit))
+                    continue;
+                  store_row (dl, &d);
+                  for (int j = 0; j < 8 && x + j <= hi; j++)
+                    if (dl[j] <= lr[x + j])
+                      {
+                        int ref = base + ctx->xcol[x + j];
+
+                        keep_candidate (s->dist + (size_t) ref * cap,
+                                        s->pos + (size_t) ref * cap,
+                                        s->count + ref, lr + x + j, cap,
+                                        dl[j], row + x + j);
+                      }
+                }
+            }
+        }
+    }
+}
