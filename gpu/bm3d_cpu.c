@@ -416,7 +416,7 @@ split_bands (const int *ys, int ny, int radius, int *band_first)
 
 typedef struct
 {
-  size_t dist, pos, count, limit, hsum, diff, vsum, group;
+  size_t dist, pos, count, limit, hsum, group;
 } scratch_sizes;
 
 static size_t
@@ -439,13 +439,11 @@ scratch_layout (const phase_ctx *ctx, scratch_sizes *z)
   z->limit = (size_t) ctx->band_rows_max * (ctx->width + 16) * sizeof (float);
   /* Padding: whole vectors run up to 8 values past a row's end.  */
   z->hsum = ((size_t) rows * ctx->width + 16) * sizeof (float);
-  z->diff = ((size_t) ctx->width + K + 16) * sizeof (float);
-  z->vsum = ((size_t) ctx->width + 16) * sizeof (float);
   z->group = 3 * BM3D_GROUP_MAX * BM3D_PATCH_AREA * sizeof (float);
   /* Each array starts on a cache line, and so does each worker's
    * block: the group's vectors are accessed aligned.  */
-  return (z->dist + z->pos + z->count + z->limit + z->hsum + z->diff
-          + z->vsum + z->group + 9 * 64) & ~(size_t) 63;
+  return (z->dist + z->pos + z->count + z->limit + z->hsum + z->group
+          + 7 * 64) & ~(size_t) 63;
 }
 
 /* One block per worker, carved into its arrays (64-byte aligned).  */
@@ -459,8 +457,6 @@ scratch_carve (char *block, const scratch_sizes *z, band_scratch *s)
   CARVE (count, int);
   CARVE (limit, float);
   CARVE (hsum, float);
-  CARVE (diff, float);
-  CARVE (vsum, float);
   CARVE (group, row8);
 #undef CARVE
 }

@@ -60,8 +60,6 @@ typedef struct
   float   *limit;    /* per reference row and column: the largest
                         distance a new candidate may have              */
   float   *hsum;     /* horizontal 8-sums, one row per pixel row        */
-  float   *diff;     /* squared differences of one row                  */
-  float   *vsum;     /* patch distances of one reference row            */
   row8    *group;    /* 3 x BM3D_GROUP_MAX patches of 64 coefficients:
                         noisy, basic estimate, transform scratch       */
 } band_scratch;

@@ -15,44 +15,87 @@
 
 /* ---- block matching -------------------------------------------------- */
 
-/* out[x] = sum over j < 8 of (a[x + j] - b[x + j])^2 for x in [lo, hi],
- * summed as a tree so every x rounds the same way.  Whole vectors run
- * past the ends into padding of `tmp` and `out`; nothing there is read
- * back as a result.  */
+/* Lanes s .. s + 7 of the sixteen values a, b (0 < s < 8).  */
+#define LANES_FROM(a, b, s) \
+  __builtin_shuffle ((a), (b), (row8i) { (s), (s) + 1, (s) + 2, (s) + 3, \
+                                         (s) + 4, (s) + 5, (s) + 6, (s) + 7 })
+
+/* sq[j] = (a[at + j] - b[at + j])^2, 0 from at + j = n on.  */
 static INLINE void
-row_box_sums (const float *a, const float *b, int lo, int hi, float *out,
-              float *tmp)
+squared_differences (const float *a, const float *b, int at, int n,
+                     row8 *sq)
 {
-  int n = hi - lo + K, j;
+  row8 u, v;
+
+  if (at + 8 <= n)
+    {
+      load_row (&u, a + at);
+      load_row (&v, b + at);
+    }
+  else
+    for (int j = 0; j < 8; j++)
+      {
+        u[j] = at + j < n ? a[at + j] : 0.0f;
+        v[j] = at + j < n ? b[at + j] : 0.0f;
+      }
+  u -= v;
+  *sq = u * u;
+}
+
+/* out[x] = sum over j < 8 of (a[x + j] - b[x + j])^2 for x in [lo, hi],
+ * summed as a tree, ((0 + 1) + (2 + 3)) + ((4 + 5) + (6 + 7)), so every x
+ * rounds the same way.  The tree's levels stay in registers: vector k of
+ * a level needs vector k + 1 of the one below, so the levels run two and
+ * one vectors ahead of the output.  Whole vectors run past hi into the
+ * padding of `out`; nothing there is read back as a result.  */
+static INLINE void
+row_box_sums (const float *a, const float *b, int lo, int hi, float *out)
+{
+  const int n = hi - lo + K;
+  const int vectors = (hi - lo) / 8 + 1;
+  row8 sq0, sq1, pair0, pair1, quad0, quad1;
 
   a += lo;
   b += lo;
   out += lo;
-  for (j = 0; j + 8 <= n; j += 8)
+  squared_differences (a, b, 0, n, &sq0);
+  squared_differences (a, b, 8, n, &sq1);
+  pair0 = sq0 + LANES_FROM (sq0, sq1, 1);
+  sq0 = sq1;
+  squared_differences (a, b, 16, n, &sq1);
+  pair1 = sq0 + LANES_FROM (sq0, sq1, 1);
+  quad0 = pair0 + LANES_FROM (pair0, pair1, 2);
+  for (int k = 0; k < vectors; k++)
     {
-      row8 u, v;
+      row8 sum;
 
-      load_row (&u, a + j);
-      load_row (&v, b + j);
-      u -= v;
-      u *= u;
-      store_row (tmp + j, &u);
+      sq0 = sq1;
+      squared_differences (a, b, 8 * (k + 3), n, &sq1);
+      pair0 = pair1;
+      pair1 = sq0 + LANES_FROM (sq0, sq1, 1);
+      quad1 = pair0 + LANES_FROM (pair0, pair1, 2);
+      sum = quad0 + LANES_FROM (quad0, quad1, 4);
+      store_row (out + 8 * k, &sum);
+      quad0 = quad1;
     }
-  for (; j < n; j++)
-    {
-      float t = a[j] - b[j];
-      tmp[j] = t * t;
-    }
-  for (int step = 1; step < K; step *= 2)
-    for (j = 0; j < n - step; j += 8)
-      {
-        row8 u, v;
+}
 
-        load_row (&u, tmp + j);
-        load_row (&v, tmp + j + step);
-        u += v;
-        store_row (step == K / 2 ? out + j : tmp + j, &u);
-      }
+/* Sum of the eight rows, `stride` apart, of a column of horizontal
+ * sums, as a tree like row_box_sums.  */
+static INLINE void
+column_sums (const float *h, size_t stride, row8 *sum)
+{
+  row8 v0, v1, v2, v3, v4, v5, v6, v7;
+
+  load_row (&v0, h);
+  load_row (&v1, h + stride);
+  load_row (&v2, h + 2 * stride);
+  load_row (&v3, h + 3 * stride);
+  load_row (&v4, h + 4 * stride);
+  load_row (&v5, h + 5 * stride);
+  load_row (&v6, h + 6 * stride);
+  load_row (&v7, h + 7 * stride);
+  *sum = ((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7));
 }
 
 /* The largest float below d >= 0 (distances are never negative).  */
@@ -151,7 +194,7 @@ bm3d_cpu_block_match (const phase_ctx *ctx, band_scratch *s, int b)
           for (int y = ctx->ys[ra]; y < ctx->ys[rb - 1] + K; y++)
             row_box_sums (img + (size_t) y * w,
                           img + (size_t) (y + dy) * w + dx, lo, hi,
-                          s->hsum + (size_t) (y - y_first) * w, s->diff);
+                          s->hsum + (size_t) (y - y_first) * w);
 
           for (int r = ra; r < rb; r++)
             {
@@ -162,14 +205,11 @@ bm3d_cpu_block_match (const phase_ctx *ctx, band_scratch *s, int b)
 
               for (int x = lo; x <= hi; x += 8)
                 {
-                  row8 v[K], d, lim;
+                  row8 d, lim;
                   row8i hit;
                   float dl[8];
 
-                  for (int k = 0; k < K; k++)
-                    load_row (&v[k], hr + x + (size_t) k * w);
-                  d = ((v[0] + v[1]) + (v[2] + v[3]))
-                      + ((v[4] + v[5]) + (v[6] + v[7]));
+                  column_sums (hr + x, w, &d);
                   load_row (&lim, lr + x);
                   hit = d <= lim;
                   if (!ANY_LANE (hit))
