@@ -20,23 +20,24 @@
   __builtin_shuffle ((a), (b), (row8i) { (s), (s) + 1, (s) + 2, (s) + 3, \
                                          (s) + 4, (s) + 5, (s) + 6, (s) + 7 })
 
-/* sq[j] = (a[at + j] - b[at + j])^2, 0 from at + j = n on.  */
+/* sq[j] = (a[at + j] - b[at + j])^2; a and b hold `readable` values,
+ * and 0 stands for those past them.  */
 static INLINE void
-squared_differences (const float *a, const float *b, int at, int n,
+squared_differences (const float *a, const float *b, size_t at, size_t readable,
                      row8 *sq)
 {
   row8 u, v;
 
-  if (at + 8 <= n)
+  if (at + 8 <= readable)
     {
       load_row (&u, a + at);
       load_row (&v, b + at);
     }
   else
-    for (int j = 0; j < 8; j++)
+    for (size_t j = 0; j < 8; j++)
       {
-        u[j] = at + j < n ? a[at + j] : 0.0f;
-        v[j] = at + j < n ? b[at + j] : 0.0f;
+        u[j] = at + j < readable ? a[at + j] : 0.0f;
+        v[j] = at + j < readable ? b[at + j] : 0.0f;
       }
   u -= v;
   *sq = u * u;
@@ -46,12 +47,15 @@ squared_differences (const float *a, const float *b, int at, int n,
  * summed as a tree, ((0 + 1) + (2 + 3)) + ((4 + 5) + (6 + 7)), so every x
  * rounds the same way.  The tree's levels stay in registers: vector k of
  * a level needs vector k + 1 of the one below, so the levels run two and
- * one vectors ahead of the output.  Whole vectors run past hi into the
- * padding of `out`; nothing there is read back as a result.  */
+ * one vectors ahead of the output.  Whole vectors run past hi, reading
+ * on into the next rows (`readable` values from a + lo and b + lo) and
+ * writing into the padding of `out`: only sums past hi see those values,
+ * and none of them is read back as a result.  */
 static INLINE void
-row_box_sums (const float *a, const float *b, int lo, int hi, float *out)
+row_box_sums (const float *a, const float *b, int lo, int hi,
+              size_t readable, float *out)
 {
-  const int n = hi - lo + K;
+  const size_t n = readable;
   const int vectors = (hi - lo) / 8 + 1;
   row8 sq0, sq1, pair0, pair1, quad0, quad1;
 
@@ -70,7 +74,7 @@ row_box_sums (const float *a, const float *b, int lo, int hi, float *out)
       row8 sum;
 
       sq0 = sq1;
-      squared_differences (a, b, 8 * (k + 3), n, &sq1);
+      squared_differences (a, b, 8 * (size_t) (k + 3), n, &sq1);
       pair0 = pair1;
       pair1 = sq0 + LANES_FROM (sq0, sq1, 1);
       quad1 = pair0 + LANES_FROM (pair0, pair1, 2);
@@ -98,23 +102,10 @@ column_sums (const float *h, size_t stride, row8 *sum)
   *sum = ((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7));
 }
 
-/* The largest float below d >= 0 (distances are never negative).  */
-static INLINE float
-float_below (float d)
-{
-  uint32_t bits;
-
-  if (d <= 0.0f)
-    return -1.0f;
-  memcpy (&bits, &d, sizeof bits);
-  bits--;
-  memcpy (&d, &bits, sizeof bits);
-  return d;
-}
-
-/* Keep candidate `p` at distance `d` in a reference's sorted list.
- * Candidates arrive in raster order, so an equal distance goes after
- * the ones already kept: ties fall to the lower raster index.  */
+/* Keep candidate `p` at distance `d` in a reference's list, sorted by
+ * distance and then raster index, if it belongs among the `cap` best.
+ * Once the list is full, `limit` is its last distance: the vector screen
+ * lets equal distances through and the raster index settles them.  */
 static INLINE void
 keep_candidate (float *dist, int32_t *pos, int *count, float *limit,
                 int cap, float d, int32_t p)
@@ -122,7 +113,9 @@ keep_candidate (float *dist, int32_t *pos, int *count, float *limit,
   int n = *count;
   int i = n < cap ? n : cap - 1;
 
-  while (i > 0 && dist[i - 1] > d)
+  if (n == cap && d == dist[cap - 1] && p > pos[cap - 1])
+    return;
+  while (i > 0 && (dist[i - 1] > d || (dist[i - 1] == d && pos[i - 1] > p)))
     {
       dist[i] = dist[i - 1];
       pos[i] = pos[i - 1];
@@ -133,8 +126,17 @@ keep_candidate (float *dist, int32_t *pos, int *count, float *limit,
   if (n < cap)
     *count = ++n;
   if (n == cap)
-    /* Full: only a strictly smaller distance gets in now.  */
-    *limit = float_below (dist[cap - 1]);
+    *limit = dist[cap - 1];
+}
+
+/* The t-th offset of a search from its centre outwards: 0, -1, 1, -2,
+ * 2 ...  Good candidates lie mostly near the reference: found first,
+ * they fill the lists early and turn the farther ones away at the
+ * vector screen, where an insertion costs the most.  */
+static INLINE int
+near_first (int t)
+{
+  return t % 2 ? -(t + 1) / 2 : t / 2;
 }
 
 /* Find the group candidates of every reference of band `b`: all
@@ -145,6 +147,7 @@ bm3d_cpu_block_match (const phase_ctx *ctx, band_scratch *s, int b)
 {
   const float *img = ctx->match;
   const int w = ctx->width, h = ctx->height;
+  const size_t plane = (size_t) w * h;
   const int r0 = ctx->band_first[b], r1 = ctx->band_first[b + 1];
   const int nx = ctx->nx;
   const int cap = ctx->phase->group_max - 1;
@@ -170,8 +173,9 @@ bm3d_cpu_block_match (const phase_ctx *ctx, band_scratch *s, int b)
   if (cap == 0)
     return;
 
-  for (int dy = -radius; dy <= radius; dy++)
+  for (int ty = 0; ty <= 2 * radius; ty++)
     {
+      const int dy = near_first (ty);
       int ra = r0, rb = r1;
 
       /* Reference rows whose candidate row is inside the plane.  */
@@ -182,8 +186,9 @@ bm3d_cpu_block_match (const phase_ctx *ctx, band_scratch *s, int b)
       if (ra == rb)
         continue;
 
-      for (int dx = -radius; dx <= radius; dx++)
+      for (int tx = 0; tx <= 2 * radius; tx++)
         {
+          const int dx = near_first (tx);
           /* References whose candidate column is inside the plane.  */
           int lo = dx < 0 ? -dx : 0;
           int hi = dx > 0 ? w - K - dx : w - K;
@@ -194,6 +199,8 @@ bm3d_cpu_block_match (const phase_ctx *ctx, band_scratch *s, int b)
           for (int y = ctx->ys[ra]; y < ctx->ys[rb - 1] + K; y++)
             row_box_sums (img + (size_t) y * w,
                           img + (size_t) (y + dy) * w + dx, lo, hi,
+                          plane - ((size_t) (y + (dy > 0 ? dy : 0)) * w
+                                   + lo + (dx > 0 ? dx : 0)),
                           s->hsum + (size_t) (y - y_first) * w);
 
           for (int r = ra; r < rb; r++)
