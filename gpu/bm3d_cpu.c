@@ -108,44 +108,47 @@ transform_2d (const float m[K][K], const row8 mt[K], const float *x,
 
 /* Orthonormal Haar transform across the m patches of a group, for all 64
  * coefficients at once (the arithmetic of bm3d_haar): pairwise sums and
- * differences, level after level, through `tmp`.  */
+ * differences, level after level.  The patches come in `approx`, whose
+ * first half each level overwrites with the level's sums (pair i is read
+ * before sum i is written, at or before it); each level's differences go
+ * straight to their places in `out`, and the last sum to out[0].  */
 static INLINE void
-haar_group (row8 *g, int m, row8 *tmp)
+haar_group (row8 *approx, int m, row8 *out)
 {
   const float r = 0.70710678118654752f;
+  int len;
 
-  for (int len = m; len > 1; len /= 2)
-    {
-      for (int i = 0; i < len / 2; i++)
-        for (int k = 0; k < K; k++)
-          {
-            row8 a = g[2 * i * K + k], b = g[(2 * i + 1) * K + k];
+  for (len = m; len > 1; len /= 2)
+    for (int i = 0; i < len / 2; i++)
+      for (int k = 0; k < K; k++)
+        {
+          row8 a = approx[2 * i * K + k], b = approx[(2 * i + 1) * K + k];
 
-            tmp[i * K + k] = (a + b) * r;
-            tmp[(len / 2 + i) * K + k] = (a - b) * r;
-          }
-      memcpy (g, tmp, sizeof (row8) * len * K);
-    }
+          approx[i * K + k] = (a + b) * r;
+          out[(len / 2 + i) * K + k] = (a - b) * r;
+        }
+  memcpy (out, approx, sizeof (row8) * K);
 }
 
-/* Its inverse (bm3d_haar_inverse).  */
+/* Its inverse (bm3d_haar_inverse): the coefficients in `g`, the patches
+ * into `out`.  Each level rebuilds out's first len sums from its first
+ * len / 2 and g's differences, pair by pair from the last, so that out[i]
+ * is read before pair i overwrites out[2i] and out[2i + 1].  */
 static INLINE void
-haar_group_inverse (row8 *g, int m, row8 *tmp)
+haar_group_inverse (const row8 *g, int m, row8 *out)
 {
   const float r = 0.70710678118654752f;
 
+  memcpy (out, g, sizeof (row8) * K);
   for (int len = 2; len <= m; len *= 2)
-    {
-      for (int i = 0; i < len / 2; i++)
-        for (int k = 0; k < K; k++)
-          {
-            row8 a = g[i * K + k], d = g[(len / 2 + i) * K + k];
+    for (int i = len / 2 - 1; i >= 0; i--)
+      for (int k = 0; k < K; k++)
+        {
+          row8 a = out[i * K + k], d = g[(len / 2 + i) * K + k];
 
-            tmp[2 * i * K + k] = (a + d) * r;
-            tmp[(2 * i + 1) * K + k] = (a - d) * r;
-          }
-      memcpy (g, tmp, sizeof (row8) * len * K);
-    }
+          out[2 * i * K + k] = (a + d) * r;
+          out[(2 * i + 1) * K + k] = (a - d) * r;
+        }
 }
 
 /* Add one estimated patch, weighted by the group's weight times the
@@ -179,16 +182,17 @@ window_times (const phase_ctx *ctx, float weight, row8 wk[K])
     wk[i] = weight * ctx->kaiser_rows[i];
 }
 
-/* The group of `members` of `plane` in the 3D transform domain: each
- * patch's 2D transform, then the Haar transform across the group.  */
+/* The group of `members` of `plane` in the 3D transform domain, into
+ * `g`: each patch's 2D transform into `tmp`, then the Haar transform
+ * across the group.  */
 static INLINE void
 group_forward (const phase_ctx *ctx, const float *plane,
                const int32_t *members, int m, row8 *g, row8 *tmp)
 {
   for (int i = 0; i < m; i++)
     transform_2d (ctx->fwd, ctx->fwd_t, plane + members[i], ctx->width,
-                  g + i * K);
-  haar_group (g, m, tmp);
+                  tmp + i * K);
+  haar_group (tmp, m, g);
 }
 
 /* The filtered group back from the 3D transform domain, each patch
@@ -203,7 +207,7 @@ group_aggregate (const phase_ctx *ctx, int c, const int32_t *members, int m,
   window_times (ctx, weight, wk);
   for (int i = 0; i < m; i++)
     {
-      transform_2d (ctx->inv, ctx->inv_t, (const float *) (g + i * K), K,
+      transform_2d (ctx->inv, ctx->inv_t, (const float *) (tmp + i * K), K,
                     est);
       aggregate (ctx, c, members[i], est, wk);
     }
