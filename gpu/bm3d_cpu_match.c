@@ -20,11 +20,11 @@
   __builtin_shuffle ((a), (b), (row8i) { (s), (s) + 1, (s) + 2, (s) + 3, \
                                          (s) + 4, (s) + 5, (s) + 6, (s) + 7 })
 
-/* sq[j] = (a[at + j] - b[at + j])^2; a and b hold `readable` values,
- * and 0 stands for those past them.  */
+/* sq[j] = (a[at + j] - b[at + j])^2, where a and b hold `readable`
+ * values: 0 stands for those past them.  */
 static INLINE void
-squared_differences (const float *a, const float *b, size_t at, size_t readable,
-                     row8 *sq)
+squared_differences (const float *a, const float *b, size_t at,
+                     size_t readable, row8 *sq)
 {
   row8 u, v;
 
@@ -43,6 +43,30 @@ squared_differences (const float *a, const float *b, size_t at, size_t readable,
   *sq = u * u;
 }
 
+/* The box sums' state: the newest two vectors of squares, the pair sums
+ * one vector behind them and the quad sums two behind.  */
+typedef struct
+{
+  row8 sq0, sq1, pair0, pair1, quad0;
+} box_state;
+
+/* Take the next vector of squares and give the sums of the vector the
+ * quads have reached.  */
+static INLINE void
+box_step (box_state *t, const row8 *sq, float *out)
+{
+  row8 quad1, sum;
+
+  t->sq0 = t->sq1;
+  t->sq1 = *sq;
+  t->pair0 = t->pair1;
+  t->pair1 = t->sq0 + LANES_FROM (t->sq0, t->sq1, 1);
+  quad1 = t->pair0 + LANES_FROM (t->pair0, t->pair1, 2);
+  sum = t->quad0 + LANES_FROM (t->quad0, quad1, 4);
+  store_row (out, &sum);
+  t->quad0 = quad1;
+}
+
 /* out[x] = sum over j < 8 of (a[x + j] - b[x + j])^2 for x in [lo, hi],
  * summed as a tree, ((0 + 1) + (2 + 3)) + ((4 + 5) + (6 + 7)), so every x
  * rounds the same way.  The tree's levels stay in registers: vector k of
@@ -55,32 +79,40 @@ static INLINE void
 row_box_sums (const float *a, const float *b, int lo, int hi,
               size_t readable, float *out)
 {
-  const size_t n = readable;
   const int vectors = (hi - lo) / 8 + 1;
-  row8 sq0, sq1, pair0, pair1, quad0, quad1;
+  /* The vectors whose squares ahead are read whole: all but the
+   * plane's last few.  */
+  const int whole = readable >= 4 * 8
+                    ? (int) ((readable - 4 * 8) / 8) + 1 : 0;
+  box_state t;
+  row8 sq;
+  int k;
 
   a += lo;
   b += lo;
   out += lo;
-  squared_differences (a, b, 0, n, &sq0);
-  squared_differences (a, b, 8, n, &sq1);
-  pair0 = sq0 + LANES_FROM (sq0, sq1, 1);
-  sq0 = sq1;
-  squared_differences (a, b, 16, n, &sq1);
-  pair1 = sq0 + LANES_FROM (sq0, sq1, 1);
-  quad0 = pair0 + LANES_FROM (pair0, pair1, 2);
-  for (int k = 0; k < vectors; k++)
+  squared_differences (a, b, 0, readable, &t.sq0);
+  squared_differences (a, b, 8, readable, &t.sq1);
+  t.pair1 = t.sq0 + LANES_FROM (t.sq0, t.sq1, 1);
+  t.sq0 = t.sq1;
+  squared_differences (a, b, 16, readable, &t.sq1);
+  t.pair0 = t.pair1;
+  t.pair1 = t.sq0 + LANES_FROM (t.sq0, t.sq1, 1);
+  t.quad0 = t.pair0 + LANES_FROM (t.pair0, t.pair1, 2);
+  for (k = 0; k < vectors && k < whole; k++)
     {
-      row8 sum;
+      row8 u, v;
 
-      sq0 = sq1;
-      squared_differences (a, b, 8 * (size_t) (k + 3), n, &sq1);
-      pair0 = pair1;
-      pair1 = sq0 + LANES_FROM (sq0, sq1, 1);
-      quad1 = pair0 + LANES_FROM (pair0, pair1, 2);
-      sum = quad0 + LANES_FROM (quad0, quad1, 4);
-      store_row (out + 8 * k, &sum);
-      quad0 = quad1;
+      load_row (&u, a + 8 * (size_t) (k + 3));
+      load_row (&v, b + 8 * (size_t) (k + 3));
+      u -= v;
+      sq = u * u;
+      box_step (&t, &sq, out + 8 * k);
+    }
+  for (; k < vectors; k++)
+    {
+      squared_differences (a, b, 8 * (size_t) (k + 3), readable, &sq);
+      box_step (&t, &sq, out + 8 * k);
     }
 }
 
