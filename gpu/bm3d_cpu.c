@@ -76,13 +76,13 @@ group_members (const phase_ctx *ctx, const band_scratch *s, int ref,
 
 /* ---- collaborative filtering ----------------------------------------- */
 
-
-
 /* out = m * x * m^T for an 8x8 patch x read with row stride `stride`;
- * mt holds the rows of m^T.  Each product row is a sum of matrix rows
- * scaled by broadcast scalars: plain vector multiply-adds.  */
+ * mt holds the rows of m^T and m_all each entry of m in all eight lanes.
+ * Each product row is a sum of matrix rows scaled by broadcast scalars:
+ * plain vector multiply-adds, those of the second product straight from
+ * the table in memory.  */
 static INLINE void
-transform_2d (const float m[K][K], const row8 mt[K], const float *x,
+transform_2d (const row8 m_all[K][K], const row8 mt[K], const float *x,
               size_t stride, row8 out[K])
 {
   row8 t[K];
@@ -98,10 +98,10 @@ transform_2d (const float m[K][K], const row8 mt[K], const float *x,
     }
   for (int i = 0; i < K; i++)
     {
-      row8 acc = m[i][0] * t[0];
+      row8 acc = m_all[i][0] * t[0];
 
       for (int j = 1; j < K; j++)
-        acc += m[i][j] * t[j];
+        acc += m_all[i][j] * t[j];
       out[i] = acc;
     }
 }
@@ -644,9 +644,12 @@ phase_setup (phase_ctx *ctx, const bm3d_phase_profile *phase, int wiener)
   for (int i = 0; i < K; i++)
     for (int j = 0; j < K; j++)
       {
-        ctx->fwd[i][j] = t.fwd[i][j];
+        for (int l = 0; l < 8; l++)
+          {
+            ctx->fwd[i][j][l] = t.fwd[i][j];
+            ctx->inv[i][j][l] = t.inv[i][j];
+          }
         ctx->fwd_t[j][i] = t.fwd[i][j];
-        ctx->inv[i][j] = t.inv[i][j];
         ctx->inv_t[j][i] = t.inv[i][j];
       }
   bm3d_kaiser_window (phase->kaiser_beta, kaiser);

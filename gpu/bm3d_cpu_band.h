@@ -38,7 +38,8 @@ typedef struct
   int            profile;
   row8           var_rows[BM3D_MAX_CHANNELS][K];
   row8           thr_rows[BM3D_MAX_CHANNELS][K];
-  float          fwd[K][K], inv[K][K];      /* 2D transform and inverse  */
+  row8           fwd[K][K], inv[K][K];      /* 2D transform and inverse,
+                                               each entry in all lanes  */
   row8           fwd_t[K], inv_t[K];        /* rows of their transposes  */
   row8           kaiser_rows[K];
   const int     *xs;             /* reference columns                    */
