@@ -441,8 +441,11 @@ scratch_layout (const phase_ctx *ctx, scratch_sizes *z)
   z->pos = refs * cap * sizeof (int32_t);
   z->count = refs * sizeof (int);
   z->limit = (size_t) ctx->band_rows_max * (ctx->width + 16) * sizeof (float);
-  /* Padding: whole vectors run up to 8 values past a row's end.  */
-  z->hsum = ((size_t) rows * ctx->width + 16) * sizeof (float);
+  /* A band's rows and up to a search radius above them (block
+   * matching's opposite displacements); padding: whole vectors run up
+   * to 8 values past a row's end.  */
+  z->hsum = ((size_t) (rows + ctx->phase->search / 2) * ctx->width + 16)
+            * sizeof (float);
   z->group = 3 * BM3D_GROUP_MAX * BM3D_PATCH_AREA * sizeof (float);
   /* Each array starts on a cache line, and so does each worker's
    * block: the group's vectors are accessed aligned.  */

@@ -11,6 +11,7 @@
 
 #include "bm3d_cpu_band.h"
 
+#include <stddef.h>
 #include <string.h>
 
 /* ---- block matching -------------------------------------------------- */
@@ -171,21 +172,88 @@ near_first (int t)
   return t % 2 ? -(t + 1) / 2 : t / 2;
 }
 
+/* The band's reference rows [*ra, *rb) whose candidate row at vertical
+ * displacement dy is inside the plane.  */
+static INLINE void
+rows_inside (const phase_ctx *ctx, int b, int dy, int *ra, int *rb)
+{
+  int a = ctx->band_first[b], z = ctx->band_first[b + 1];
+
+  while (a < z && ctx->ys[a] + dy < 0)
+    a++;
+  while (z > a && ctx->ys[z - 1] + dy > ctx->height - K)
+    z--;
+  *ra = a;
+  *rb = z;
+}
+
+/* Screen the candidates at displacement (dx, dy) of the references of
+ * rows [ra, rb) and columns [lo, hi], and keep those that belong in
+ * their lists.  The horizontal sums of the patch rows of reference row y
+ * start at hsum + at + y * width.  */
+static INLINE void
+screen_candidates (const phase_ctx *ctx, band_scratch *s, int b, int ra,
+                   int rb, int dx, int dy, int lo, int hi, const float *hsum,
+                   ptrdiff_t at)
+{
+  const int w = ctx->width, nx = ctx->nx;
+  const int r0 = ctx->band_first[b];
+  const int cap = ctx->phase->group_max - 1;
+
+  for (int r = ra; r < rb; r++)
+    {
+      const float *hr = hsum + (at + (ptrdiff_t) ctx->ys[r] * w);
+      float *lr = s->limit + (size_t) (r - r0) * (w + 16);
+      const int base = (r - r0) * nx;
+      const int32_t row = (ctx->ys[r] + dy) * w + dx;
+
+      for (int x = lo; x <= hi; x += 8)
+        {
+          row8 d, lim;
+          row8i hit;
+          float dl[8];
+
+          column_sums (hr + x, w, &d);
+          load_row (&lim, lr + x);
+          hit = d <= lim;
+          if (!ANY_LANE (hit))
+            continue;
+          store_row (dl, &d);
+          for (int j = 0; j < 8 && x + j <= hi; j++)
+            if (dl[j] <= lr[x + j])
+              {
+                int ref = base + ctx->xcol[x + j];
+
+                keep_candidate (s->dist + (size_t) ref * cap,
+                                s->pos + (size_t) ref * cap,
+                                s->count + ref, lr + x + j, cap,
+                                dl[j], row + x + j);
+              }
+        }
+    }
+}
+
 /* Find the group candidates of every reference of band `b`: all
  * displacements of the search window, each one's patch distances
- * computed for the whole band at once.  */
+ * computed for the whole band at once.
+ *
+ * A displacement d = (dx, dy) and its opposite share their horizontal
+ * sums: the sum at row y, column x for -d is the one at row y - dy,
+ * column x - dx for d, the same squares in the same order.  So the
+ * window's lower half (dy > 0, and dy = 0, dx > 0) is walked, each
+ * displacement's sums taken over the rows both it and its opposite
+ * read, and both screened from them.  */
 HOT_LOOP void
 bm3d_cpu_block_match (const phase_ctx *ctx, band_scratch *s, int b)
 {
   const float *img = ctx->match;
-  const int w = ctx->width, h = ctx->height;
-  const size_t plane = (size_t) w * h;
+  const int w = ctx->width;
+  const size_t plane = (size_t) w * ctx->height;
   const int r0 = ctx->band_first[b], r1 = ctx->band_first[b + 1];
   const int nx = ctx->nx;
   const int cap = ctx->phase->group_max - 1;
   const int radius = ctx->phase->search / 2;
   const float tau = ctx->phase->tau_match * (float) BM3D_PATCH_AREA;
-  const int y_first = ctx->ys[r0];
 
   /* Limits are kept per reference row and pixel column, so that a row
    * of distances is compared with its limits vector by vector; columns
@@ -205,67 +273,51 @@ bm3d_cpu_block_match (const phase_ctx *ctx, band_scratch *s, int b)
   if (cap == 0)
     return;
 
-  for (int ty = 0; ty <= 2 * radius; ty++)
+  for (int dy = 0; dy <= radius; dy++)
     {
-      const int dy = near_first (ty);
-      int ra = r0, rb = r1;
+      int ra, rb, sa, sb, y_low, y_end;
 
-      /* Reference rows whose candidate row is inside the plane.  */
-      while (ra < rb && ctx->ys[ra] + dy < 0)
-        ra++;
-      while (rb > ra && ctx->ys[rb - 1] + dy > h - K)
-        rb--;
-      if (ra == rb)
+      /* Rows of references with a candidate at +dy, and at -dy.  */
+      rows_inside (ctx, b, dy, &ra, &rb);
+      rows_inside (ctx, b, -dy, &sa, &sb);
+      if (ra == rb && sa == sb)
         continue;
+      /* The sums' rows: those +dy reads, and those -dy reads moved up
+       * by dy (the hsum array holds rows from the band's top - radius).  */
+      y_low = ra < rb ? ctx->ys[ra] : ctx->ys[sa] - dy;
+      y_end = ra < rb ? ctx->ys[rb - 1] + K : 0;
+      if (sa < sb && ctx->ys[sa] - dy < y_low)
+        y_low = ctx->ys[sa] - dy;
+      if (sa < sb && ctx->ys[sb - 1] + K - dy > y_end)
+        y_end = ctx->ys[sb - 1] + K - dy;
 
       for (int tx = 0; tx <= 2 * radius; tx++)
         {
           const int dx = near_first (tx);
-          /* References whose candidate column is inside the plane.  */
-          int lo = dx < 0 ? -dx : 0;
-          int hi = dx > 0 ? w - K - dx : w - K;
+          /* References whose candidate column is inside the plane, at
+           * +dx; those at -dx are the same columns moved by dx.  */
+          const int lo = dx < 0 ? -dx : 0;
+          const int hi = dx > 0 ? w - K - dx : w - K;
+          const ptrdiff_t top = (ptrdiff_t) y_low * w;
 
-          if ((dx == 0 && dy == 0) || lo > hi)
+          if (dy == 0 && dx <= 0)
+            continue;
+          if (lo > hi)
             continue;
 
-          for (int y = ctx->ys[ra]; y < ctx->ys[rb - 1] + K; y++)
+          for (int y = y_low; y < y_end; y++)
             row_box_sums (img + (size_t) y * w,
                           img + (size_t) (y + dy) * w + dx, lo, hi,
-                          plane - ((size_t) (y + (dy > 0 ? dy : 0)) * w
+                          plane - ((size_t) (y + dy) * w
                                    + lo + (dx > 0 ? dx : 0)),
-                          s->hsum + (size_t) (y - y_first) * w);
+                          s->hsum + (size_t) (y - y_low) * w);
 
-          for (int r = ra; r < rb; r++)
-            {
-              const float *hr = s->hsum + (size_t) (ctx->ys[r] - y_first) * w;
-              float *lr = s->limit + (size_t) (r - r0) * (w + 16);
-              const int base = (r - r0) * nx;
-              const int32_t row = (ctx->ys[r] + dy) * w + dx;
-
-              for (int x = lo; x <= hi; x += 8)
-                {
-                  row8 d, lim;
-                  row8i hit;
-                  float dl[8];
-
-                  column_sums (hr + x, w, &d);
-                  load_row (&lim, lr + x);
-                  hit = d <= lim;
-                  if (!ANY_LANE (hit))
-                    continue;
-                  store_row (dl, &d);
-                  for (int j = 0; j < 8 && x + j <= hi; j++)
-                    if (dl[j] <= lr[x + j])
-                      {
-                        int ref = base + ctx->xcol[x + j];
-
-                        keep_candidate (s->dist + (size_t) ref * cap,
-                                        s->pos + (size_t) ref * cap,
-                                        s->count + ref, lr + x + j, cap,
-                                        dl[j], row + x + j);
-                      }
-                }
-            }
+          if (ra < rb)
+            screen_candidates (ctx, s, b, ra, rb, dx, dy, lo, hi, s->hsum,
+                               -top);
+          if (sa < sb)
+            screen_candidates (ctx, s, b, sa, sb, -dx, -dy, lo + dx, hi + dx,
+                               s->hsum, -top - (ptrdiff_t) dy * w - dx);
         }
     }
 }
