@@ -162,6 +162,17 @@ keep_candidate (float *dist, int32_t *pos, int *count, float *limit,
     *limit = dist[cap - 1];
 }
 
+/* Bit j set for each lane j of a comparison result that is set.  */
+static INLINE unsigned
+lane_bits (const row8i *hit)
+{
+  const row8i bit = { 1, 2, 4, 8, 16, 32, 64, 128 };
+  row8i b = *hit & bit;
+
+  return (unsigned) ((b[0] | b[1]) | (b[2] | b[3]))
+         | (unsigned) ((b[4] | b[5]) | (b[6] | b[7]));
+}
+
 /* The t-th offset of a search from its centre outwards: 0, -1, 1, -2,
  * 2 ...  Good candidates lie mostly near the reference: found first,
  * they fill the lists early and turn the farther ones away at the
@@ -212,6 +223,7 @@ screen_candidates (const phase_ctx *ctx, band_scratch *s, int b, int ra,
           row8 d, lim;
           row8i hit;
           float dl[8];
+          unsigned mask;
 
           column_sums (hr + x, w, &d);
           load_row (&lim, lr + x);
@@ -219,16 +231,22 @@ screen_candidates (const phase_ctx *ctx, band_scratch *s, int b, int ra,
           if (!ANY_LANE (hit))
             continue;
           store_row (dl, &d);
-          for (int j = 0; j < 8 && x + j <= hi; j++)
-            if (dl[j] <= lr[x + j])
-              {
-                int ref = base + ctx->xcol[x + j];
+          /* The lanes that passed, up to hi (lanes past it hold no
+           * candidate); keeping one changes only its own limit.  */
+          mask = lane_bits (&hit);
+          if (hi - x < 7)
+            mask &= (1u << (hi - x + 1)) - 1;
+          while (mask)
+            {
+              const int j = __builtin_ctz (mask);
+              const int ref = base + ctx->xcol[x + j];
 
-                keep_candidate (s->dist + (size_t) ref * cap,
-                                s->pos + (size_t) ref * cap,
-                                s->count + ref, lr + x + j, cap,
-                                dl[j], row + x + j);
-              }
+              mask &= mask - 1;
+              keep_candidate (s->dist + (size_t) ref * cap,
+                              s->pos + (size_t) ref * cap,
+                              s->count + ref, lr + x + j, cap,
+                              dl[j], row + x + j);
+            }
         }
     }
 }
