@@ -13,7 +13,8 @@
  *            one batched C2R: the whole circular autocorrelation, of
  *            which pick_lags keeps the 120 lags and divides by their
  *            pair counts, float throughout;
- *   rows     a kernel of this program's own: a thread per block, plane
+ *   rows     the engine's kernel since it was measured here (it was this
+ *            program's own first): a thread per block, plane
  *            and dy keeps a whole row in registers (as doubles) and
  *            sums the 15 dx lags side by side, in the host's order, so
  *            its tables must equal the direct ones bit for bit; per
@@ -61,14 +62,6 @@
 #define PAD_SPECTRUM     (PAD * (PAD / 2 + 1)) /* R2C output per block */
 #define PAD_THREADS      256
 #define PICK_THREADS     128
-/* block_autocov_rows: 8 blocks x planes a thread block, a thread per dy;
- * a row of 33 floats and squares 1064 apart, so that the 32 lanes of a
- * warp (4 squares x 8 dy) read 32 different banks.  */
-#define ROWS_SQUARES     8
-#define ROWS_DY          (BM3D_NOISE_LAG + 1)
-#define ROWS_THREADS     (ROWS_SQUARES * ROWS_DY)
-#define ROWS_STRIDE      (AUTOCOV_BLOCK + 1)
-#define ROWS_SQUARE      (AUTOCOV_BLOCK * ROWS_STRIDE + 8)
 #define MAX_BLOCKS       16384               /* per plane             */
 #define MAX_REPS         1000
 #define HOST_CHECK_EVERY 61                  /* blocks x planes, prime */
@@ -171,80 +164,6 @@ pick_lags (const float *__restrict__ corr, int blocks, int channels,
     = r / (pairs * (float) PAD_AREA);
 }
 
-/* Lags dy, -7..7 of a block and plane per thread: for each row pair the
- * lower row in registers as doubles, every dx summed from them.  Each
- * lag's sum runs over y, then x, as the host's, and a fused
- * multiply-add rounds as the host's multiply and add (the product of
- * two floats is exact in double), so the tables are the host's.  */
-__global__ void __launch_bounds__ (ROWS_THREADS)
-block_autocov_rows (const float *__restrict__ residual, int blocks,
-                    int channels, double *__restrict__ autocov)
-{
-  __shared__ float v[ROWS_SQUARES * ROWS_SQUARE];
-  const int count = blocks * channels;
-  const int first = blockIdx.x * ROWS_SQUARES;
-
-  for (int i = threadIdx.x; i < ROWS_SQUARES * AUTOCOV_AREA;
-       i += ROWS_THREADS)
-    {
-      const int sq = i / AUTOCOV_AREA, r = i - sq * AUTOCOV_AREA;
-
-      if (first + sq < count)
-        v[sq * ROWS_SQUARE + r / AUTOCOV_BLOCK * ROWS_STRIDE
-          + r % AUTOCOV_BLOCK] = residual[(size_t) first * AUTOCOV_AREA + i];
-    }
-  __syncthreads ();
-
-  const int sq = threadIdx.x / ROWS_DY, dy = threadIdx.x - sq * ROWS_DY;
-  const int bc = first + sq;
-
-  if (bc >= count)
-    return;
-  const float *square = v + sq * ROWS_SQUARE;
-  double s[BM3D_NOISE_SIDE];
-
-#pragma unroll
-  for (int k = 0; k < BM3D_NOISE_SIDE; k++)
-    s[k] = 0.0;
-  for (int y = 0; y + dy < AUTOCOV_BLOCK; y++)
-    {
-      const float *p = square + y * ROWS_STRIDE;
-      const float *q_row = square + (y + dy) * ROWS_STRIDE;
-      double q[AUTOCOV_BLOCK];
-
-#pragma unroll
-      for (int x = 0; x < AUTOCOV_BLOCK; x++)
-        q[x] = q_row[x];
-#pragma unroll
-      for (int x = 0; x < AUTOCOV_BLOCK; x++)
-        {
-          const double a = p[x];
-
-#pragma unroll
-          for (int k = 0; k < BM3D_NOISE_SIDE; k++)
-            {
-              const int xq = x + k - BM3D_NOISE_LAG;
-
-              if (xq >= 0 && xq < AUTOCOV_BLOCK)
-                s[k] = __fma_rn (a, q[xq], s[k]);
-            }
-        }
-    }
-
-  const int b = bc / channels, c = bc - b * channels;
-  double *out = autocov + ((size_t) c * blocks + b) * AUTOCOV_LAGS
-                + dy * BM3D_NOISE_SIDE;
-
-#pragma unroll
-  for (int k = 0; k < BM3D_NOISE_SIDE; k++)
-    {
-      const int dx = k - BM3D_NOISE_LAG;
-
-      out[k] = s[k] / ((double) (AUTOCOV_BLOCK - dy)
-                       * (AUTOCOV_BLOCK - (dx < 0 ? -dx : dx)));
-    }
-}
-
 /* ---- the three ways ---------------------------------------------------- */
 
 typedef struct
@@ -267,18 +186,17 @@ typedef int (*bench_step) (autocov_bench *st);
 static int
 run_direct (autocov_bench *st)
 {
-  CUDA_OK (bm3d_cuda_launch_block_autocov (st->residual, st->blocks, PLANES,
-                                           st->direct, st->stream));
+  CUDA_OK (bm3d_cuda_launch_block_autocov_direct (st->residual, st->blocks,
+                                                  PLANES, st->direct,
+                                                  st->stream));
   return 0;
 }
 
 static int
 run_rows (autocov_bench *st)
 {
-  block_autocov_rows<<<(st->count + ROWS_SQUARES - 1) / ROWS_SQUARES,
-                       ROWS_THREADS, 0, st->stream>>>
-    (st->residual, st->blocks, PLANES, st->rows);
-  CUDA_OK (cudaGetLastError ());
+  CUDA_OK (bm3d_cuda_launch_block_autocov (st->residual, st->blocks, PLANES,
+                                           st->rows, st->stream));
   return 0;
 }
 
@@ -655,9 +573,9 @@ bench_size (int blocks, int reps)
         rows_bad += !(rows[i] == direct[i]);
       snprintf (s0, sizeof s0, "%.2e", lag0);
       snprintf (sa, sizeof sa, "%.2e", any);
-      row ("direct (engine's kernel, double)", blocks, t.direct,
+      row ("direct (the engine's before, double)", blocks, t.direct,
            "reference", "reference");
-      row ("rows (this program's, double)", blocks, t.rows,
+      row ("rows (the engine's, double)", blocks, t.rows,
            rows_bad ? "DIFFERENT" : "identical",
            rows_bad ? "DIFFERENT" : "identical");
       row ("cuFFT 64x64 R2C+C2R, float", blocks, t.fft, s0, sa);

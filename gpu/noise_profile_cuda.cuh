@@ -13,12 +13,18 @@
 #define AUTOCOV_AREA       (AUTOCOV_BLOCK * AUTOCOV_BLOCK)
 #define AUTOCOV_LAGS       ((BM3D_NOISE_LAG + 1) * BM3D_NOISE_SIDE)
 
-/* block_autocov on `stream`: d_residual [block][plane][32 * 32] into
+/* The lag tables on `stream`: d_residual [block][plane][32 * 32] into
  * d_autocov [plane][block][AUTOCOV_LAGS], the host's values bit for
- * bit.  Returns the launch's error; faults show at the next sync.  */
+ * bit, by block_autocov_rows (the engine's) or block_autocov (a thread
+ * per lag, the engine's before: bench/autocov-bench.cu's reference).
+ * Return the launch's error; faults show at the next sync.  */
 extern "C" cudaError_t
 bm3d_cuda_launch_block_autocov (const float *d_residual, int blocks,
                                 int channels, double *d_autocov,
                                 cudaStream_t stream);
+extern "C" cudaError_t
+bm3d_cuda_launch_block_autocov_direct (const float *d_residual, int blocks,
+                                       int channels, double *d_autocov,
+                                       cudaStream_t stream);
 
 #endif /* BM3D_NOISE_PROFILE_CUDA_CUH */
