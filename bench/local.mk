@@ -28,8 +28,14 @@ bench_bm3d_autocov_bench_SOURCES = bench/autocov-bench.cu
 bench_bm3d_autocov_bench_LDADD = gpu/libbm3d.a $(CUDA_LIBS) $(CUFFT_LIBS) \
 	$(OPENMP_CFLAGS) -lm
 bench/autocov-bench.o: gpu/noise_profile_cuda.cuh gpu/bm3d.h
+
+# What moving an image between host and device costs (pageable, pinned,
+# registered, staged).
+noinst_PROGRAMS += bench/bm3d-transfer-bench
+bench_bm3d_transfer_bench_SOURCES = bench/transfer-bench.cu
+bench_bm3d_transfer_bench_LDADD = $(CUDA_LIBS) -lm
 endif
-EXTRA_DIST += bench/autocov-bench.cu
+EXTRA_DIST += bench/autocov-bench.cu bench/transfer-bench.cu
 EXTRA_DIST += bench/quality.sh bench/bm3d_reference.py \
 	bench/nlm-quality.sh bench/nlm_compare.py \
 	bench/isoline-quality.sh bench/isoline-speed.sh
