@@ -1,6 +1,8 @@
 /* Engine benchmark: denoises synthetic (or upscaled) images of several
  * sizes with each backend and prints the time of each phase, the
- * engine's total, the peak memory and the PSNR against the clean image.
+ * engine's total, the peak memory, the PSNR against the clean image and
+ * (`xfer`, CUDA) the part of the engine's time spent waiting for copies
+ * between host and device that no GPU work hid.
  *
  * Copyright (C) 2026 The BM3D Denoise for GIMP authors
  *
@@ -368,13 +370,14 @@ bench_one (const options *opt, const float *clean, const float *noisy,
 
   if (noise == BM3D_NOISE_PROFILE)
     snprintf (estim, sizeof estim, "%.2f", estimate_ms (opt, &in, backend));
-  printf ("%-6.2f %5dx%-5d %2d %-5s %-6s %10.2f %10.2f %8s %10.2f %9.1f %9.1f %8.2f %8.2f\n",
+  printf ("%-6.2f %5dx%-5d %2d %-5s %-6s %10.2f %10.2f %8s %10.2f %9.1f %9.1f %8.2f %8.2f %8.2f\n",
           w * (double) h / 1e6, w, h, channels, bm3d_backend_name (backend),
           noise_name (noise),
           best.seconds_phase[0] * 1e3, best.seconds_phase[1] * 1e3, estim,
           best.seconds_total * 1e3,
           best.peak_device_bytes / 1048576.0, best.peak_host_bytes / 1048576.0,
-          psnr (noisy, clean, n, 1, &dummy), psnr (result, clean, n, 1, &dummy));
+          psnr (noisy, clean, n, 1, &dummy), psnr (result, clean, n, 1, &dummy),
+          best.seconds_transfer * 1e3);
   fflush (stdout);
   free (result);
   return 0;
@@ -395,9 +398,9 @@ run_bench (const options *opt)
   printf ("# sigma %g, mode %s, %s, best of %d run(s); times in ms\n",
           (double) opt->sigma, bm3d_mode_name (opt->mode),
           opt->image ? opt->image : "synthetic images", opt->repeat);
-  printf ("%-6s %11s %2s %-5s %-6s %10s %10s %8s %10s %9s %9s %8s %8s\n",
+  printf ("%-6s %11s %2s %-5s %-6s %10s %10s %8s %10s %9s %9s %8s %8s %8s\n",
           "MP", "size", "ch", "back", "noise", "phase1", "phase2", "estim",
-          "engine", "dev_MiB", "host_MiB", "PSNR_in", "PSNR_out");
+          "engine", "dev_MiB", "host_MiB", "PSNR_in", "PSNR_out", "xfer");
   for (int s = 0; s < opt->n_sizes; s++)
     for (int c = 0; c < opt->n_channels; c++)
       {

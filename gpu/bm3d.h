@@ -211,9 +211,12 @@ typedef struct
    * strength).  A photograph's processed noise (`in` shows
    * next to none at the finest scale and the profile is coarse: a third
    * and more of its luma power below 0.25 cycles/pixel) is filtered at
-   * 3 times the profile's levels, since the estimate measures the
-   * flattest blocks, which a camera's noise reduction cleaned most
-   * (gpu/engine.c, PHOTO_GAIN; BENCHMARKS.md).  */
+   * a level drawn towards 17 (17^0.7 times the measured white level^0.3,
+   * at most 30), the luminance keeping its profile's shape with every
+   * variance at least half the largest, the chrominances white: the
+   * estimate measures the flattest blocks, which a camera's noise
+   * reduction cleaned most, and the noise grows with the texture
+   * (gpu/engine_noise.c, processed_sigma; docs/camera-noise.md).  */
   bm3d_noise_kind               noise;
   const bm3d_noise_profile     *profile;
   /* Multipliers of the profile's noise deviations (variances by their
@@ -242,6 +245,10 @@ typedef struct
    * noise profile the one derived from it (all that modes nlm and
    * isoline filter).  */
   float         white_sigma;
+  /* CUDA: the part of seconds_total the call spent waiting for copies
+   * between host and device that no GPU work hid (the first tile's
+   * upload, the result's download, pinning and unpinning the images).  */
+  double        seconds_transfer;
   char          message[256];     /* error text, or the fall-back notice    */
 } bm3d_report;
 
@@ -250,7 +257,12 @@ void         bm3d_params_init   (bm3d_params *params);
 
 /* Denoise `in` into `out` (same size and channels; may not alias).  On
  * any error `out` is left untouched and, when `report` is non-NULL, its
- * message says what went wrong in one line.  */
+ * message says what went wrong in one line.  One exception: on the CUDA
+ * backend an image whose result does not fit the device's memory budget
+ * (from about 30 megapixels RGB) is written into `out` tile by tile
+ * while the next tile is filtered, so a cancelled or failed call leaves
+ * `out` partly written (backend "auto" then redoes it all on the CPU).
+ * The host then holds no copy of the image beyond `in` and `out`.  */
 bm3d_status  bm3d_denoise       (const bm3d_image  *in,
                                  bm3d_image        *out,
                                  const bm3d_params *params,

@@ -10,6 +10,7 @@ gpu_libbm3d_a_SOURCES += \
 	gpu/cuda_check.cuh \
 	gpu/cuda_device.cuh \
 	gpu/cuda_device.cu \
+	gpu/cuda_tiled_image.cu \
 	gpu/bm3d_cuda_kernels.cuh \
 	gpu/bm3d_cuda.cu \
 	gpu/bm3d_cuda_match.cu \
@@ -40,7 +41,7 @@ SUFFIXES += .cu
 CUDA_ENGINE_INCLUDES = gpu/engine.h gpu/bm3d.h gpu/bm3d_tables.h gpu/job.h
 CUDA_DEVICE_INCLUDES = gpu/cuda_device.cuh gpu/cuda_check.cuh \
 	$(CUDA_ENGINE_INCLUDES)
-gpu/cuda_device.o: $(CUDA_DEVICE_INCLUDES)
+gpu/cuda_device.o gpu/cuda_tiled_image.o: $(CUDA_DEVICE_INCLUDES)
 gpu/bm3d_cuda.o: $(CUDA_DEVICE_INCLUDES) gpu/bm3d_cuda_kernels.cuh
 gpu/bm3d_cuda_match.o gpu/bm3d_cuda_match_rows.o gpu/bm3d_cuda_filter.o \
 gpu/bm3d_cuda_aggregate.o: gpu/bm3d_cuda_kernels.cuh $(CUDA_ENGINE_INCLUDES)
@@ -52,6 +53,7 @@ gpu_libbm3d_a_SOURCES += gpu/cuda_none.c
 endif
 
 EXTRA_DIST += gpu/cuda_check.cuh gpu/cuda_device.cuh gpu/cuda_device.cu \
+	gpu/cuda_tiled_image.cu \
 	gpu/bm3d_cuda_kernels.cuh gpu/bm3d_cuda.cu gpu/bm3d_cuda_match.cu \
 	gpu/bm3d_cuda_match_rows.cu gpu/bm3d_cuda_filter.cu \
 	gpu/bm3d_cuda_aggregate.cu gpu/noise_profile_cuda.cuh \

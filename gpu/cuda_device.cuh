@@ -104,15 +104,39 @@ typedef struct
                             const float *const **result, bm3d_job *job);
 } bm3d_cuda_tile_steps;
 
-/* The image in tiles of `side` (plus the job's margin): each tile's
- * pixels uploaded to `staging` (room for the largest tile, interleaved),
- * through the colour transform, `steps`, and the inverse into `dev_out`
- * (the whole image on the device); `out` is written only once every
- * tile has succeeded.  Progress and cancelling go through the job.  */
+/* The image in tiles of `side` (plus the job's margin), in
+ * cuda_tiled_image.cu: each tile's pixels uploaded (on a transfer
+ * thread, while the device filters the tile before) into one of the two
+ * `staging` buffers (room for the largest tile, interleaved), through
+ * the colour transform, `steps`, and the inverse into the result.  With
+ * `core` NULL the result is `dev_out`, the whole image on the device,
+ * and `out` is written only once every tile has succeeded.  Otherwise
+ * the result does not fit the device: each tile's core goes to one of
+ * the two `core` buffers (side x side pixels) and from there into `out`
+ * while the next tile is filtered, so a failed or cancelled call leaves
+ * `out` partly written.  `pin` says which images the transfer thread
+ * may page-lock (BM3D_CUDA_PIN_IN, _OUT) when there are several tiles:
+ * pinning speeds the copies 5 to 7 times, but it stalls the device's
+ * work while it runs and unpinning comes at the end, so an algorithm
+ * whose filtering hides pageable copies asks for less.  Progress and
+ * cancelling go through the job.  */
+#define BM3D_CUDA_PIN_IN   1
+#define BM3D_CUDA_PIN_OUT  2
 bm3d_status bm3d_cuda_tiled_image (const bm3d_image *in, bm3d_image *out,
-                                   int side, int colour, float *staging,
-                                   float *dev_out,
+                                   int side, int colour,
+                                   float *const staging[2], float *dev_out,
+                                   float *const core[2], int pin,
                                    const bm3d_cuda_tile_steps *steps,
                                    bm3d_job *job);
+
+/* How a whole-image call lays out its device memory: tiles of `side`
+ * (job-aligned), and `result_bytes` for the result: the whole image
+ * (`streamed` 0) when it fits beside tiles of 512 x 512 pixels, else
+ * two tile cores (`streamed` 1, when `may_stream`).  `per_px`: the
+ * algorithm's device bytes per tile pixel, `fixed`: its bytes beside;
+ * the two staging buffers are counted here.  0 when nothing fits.  */
+int         bm3d_cuda_image_side (bm3d_job *job, const bm3d_image *in,
+                                  size_t per_px, size_t fixed, int may_stream,
+                                  size_t *result_bytes, int *streamed);
 
 #endif /* BM3D_CUDA_DEVICE_CUH */

@@ -739,31 +739,42 @@ image_tile_denoise (void *ctx, const bm3d_cuda_core *,
 }
 
 /* Upload, colour transform, tiles and inverse transform all on the
- * device; `out` is written only when every tile is done.  Images too
- * small for a tile plan of their own, or whose output does not fit the
- * device budget, go through the host's tiler.  */
+ * device; `out` is written only when every tile is done, unless the
+ * output does not fit the device budget: it is then streamed tile by
+ * tile (cuda_device.cuh).  Images too small for a tile plan of their
+ * own go through the host's tiler.  */
 static bm3d_status
 denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
 {
   const int W = in->width, H = in->height, ch = in->channels;
   const int colour = ch - (in->has_alpha ? 1 : 0);
-  const size_t out_bytes = align256 ((size_t) W * H * ch * sizeof (float));
+  size_t out_bytes = align256 ((size_t) W * H * ch * sizeof (float));
   const int margin = job->margin;
   bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
   bm3d_isoline_tables tables;
   iso_dims dmax;
   size_t budget, work;
-  int side, max_w, max_h;
+  int side, max_w, max_h, streamed = 0;
   bm3d_status status;
 
   if (W < BM3D_PATCH || H < BM3D_PATCH || (colour != 1 && colour != 3))
     return BM3D_ERR_NOT_IMPLEMENTED;
   budget = bm3d_cuda_budget (dev);
-  /* The staging copy of a tile's interleaved input: ch floats a pixel.  */
+  /* The two staging copies of a tile's interleaved input: ch floats a
+   * pixel each.  */
   side = side_for_budget (job, colour, budget, out_bytes,
-                          ch * sizeof (float));
+                          2 * ch * sizeof (float));
   if (side == 0)
-    return BM3D_ERR_NOT_IMPLEMENTED;
+    {
+      /* The result streamed tile by tile: two cores of ch floats a
+       * pixel beside the staging.  */
+      streamed = 1;
+      side = side_for_budget (job, colour, budget, 0,
+                              4 * ch * sizeof (float));
+      if (side == 0)
+        return BM3D_ERR_NOT_IMPLEMENTED;
+      out_bytes = 2 * align256 ((size_t) side * side * ch * sizeof (float));
+    }
   max_w = side + 2 * margin < W ? side + 2 * margin : W;
   max_h = side + 2 * margin < H ? side + 2 * margin : H;
   dims_for (job, max_w, max_h, colour, &dmax);
@@ -772,21 +783,29 @@ denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
                                          * sizeof (float));
   work = tile_bytes (&dmax);
   if ((status = upload_tables (job, job->sigma, colour, &tables)) != BM3D_OK
-      || (status = bm3d_cuda_reserve (job, out_bytes + staging_bytes
+      || (status = bm3d_cuda_reserve (job, out_bytes + 2 * staging_bytes
                                       + work)) != BM3D_OK)
     return status;
   float *dev_out = (float *) dev->workspace;
-  float *staging = (float *) ((char *) dev->workspace + out_bytes);
+  char *base = (char *) dev->workspace + out_bytes;
+  float *const staging[2] = { (float *) base,
+                              (float *) (base + staging_bytes) };
 
   iso_image_ctx ctx;
   ctx.tables = &tables;
   ctx.planes = colour;
-  ctx.tile_base = (char *) dev->workspace + out_bytes + staging_bytes;
+  ctx.tile_base = (char *) dev->workspace + out_bytes + 2 * staging_bytes;
   const bm3d_cuda_tile_steps steps = { &ctx, image_tile_input,
                                        image_tile_denoise };
 
+  float *const core[2] = { dev_out,
+                           (float *) ((char *) dev_out + out_bytes / 2) };
+
+  /* Filtering a tile takes far less than its pageable copies: pinned.  */
   return bm3d_cuda_tiled_image (in, out, side, colour, staging, dev_out,
-                                &steps, job);
+                                streamed ? core : NULL,
+                                BM3D_CUDA_PIN_IN | BM3D_CUDA_PIN_OUT, &steps,
+                                job);
 }
 
 extern "C" bm3d_status

@@ -922,50 +922,48 @@ denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
   const int W = in->width, H = in->height, ch = in->channels;
   const int colour = ch - (in->has_alpha ? 1 : 0);
   const int f = job->nlm.patch_radius;
-  const size_t out_bytes = ((size_t) W * H * ch * sizeof (float) + 255)
-                           & ~(size_t) 255;
-  const size_t per_px = tile_bytes_per_pixel (colour) + ch * sizeof (float);
   const int margin = job->margin;
   bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
-  size_t budget, bytes, staging_bytes;
+  size_t bytes, staging_bytes, result_bytes;
   nlm_buffers tb;
   bm3d_status status;
-  int side, max_w, max_h;
+  int side, max_w, max_h, streamed;
 
   /* Images smaller than a patch are mirrored by the host's tiler, as on
    * the CPU; tests may ask for the host's tiles.  */
   if (W < BM3D_PATCH || H < BM3D_PATCH || (colour != 1 && colour != 3)
       || forced_tile_side () > 0)
     return BM3D_ERR_NOT_IMPLEMENTED;
-  budget = bm3d_cuda_budget (dev);
-  /* The whole output stays on the device until every tile is done, so
-   * `out` is written only on success; images too large for that go
-   * through the host's tiler.  */
-  if (out_bytes + per_px * 512 * 512 > budget)
+  side = bm3d_cuda_image_side (job, in, tile_bytes_per_pixel (colour), 0, 1,
+                               &result_bytes, &streamed);
+  if (side == 0)
     return BM3D_ERR_NOT_IMPLEMENTED;
-  side = (int) sqrt ((double) ((budget - out_bytes) / per_px)) - 2 * margin;
-  if (side > 4096)
-    side = 4096;
-  side = bm3d_tile_side_aligned (job, side);
   max_w = side + 2 * margin < W ? side + 2 * margin : W;
   max_h = side + 2 * margin < H ? side + 2 * margin : H;
 
   staging_bytes = ((size_t) max_w * max_h * ch * sizeof (float) + 255)
                   & ~(size_t) 255;
   bytes = (buffers_bytes (max_w, max_h, colour, f) + 255) & ~(size_t) 255;
-  if ((status = bm3d_cuda_reserve (job, bytes + staging_bytes + out_bytes))
-      != BM3D_OK)
+  if ((status = bm3d_cuda_reserve (job, bytes + 2 * staging_bytes
+                                   + result_bytes)) != BM3D_OK)
     return status;
   buffers_carve ((float *) dev->workspace, max_w, max_h, colour, f, &tb);
-  float *staging = (float *) ((char *) dev->workspace + bytes);
-  float *dev_out = (float *) ((char *) dev->workspace + bytes + staging_bytes);
+  char *base = (char *) dev->workspace + bytes;
+  float *const staging[2] = { (float *) base,
+                              (float *) (base + staging_bytes) };
+  float *dev_out = (float *) (base + 2 * staging_bytes);
+  float *const core[2] = { dev_out,
+                           (float *) ((char *) dev_out + result_bytes / 2) };
 
   nlm_image_ctx ctx = { &tb, colour };
   const bm3d_cuda_tile_steps steps = { &ctx, image_tile_input,
                                        image_tile_denoise };
 
+  /* Filtering a tile takes less than its pageable copies: pinned.  */
   return bm3d_cuda_tiled_image (in, out, side, colour, staging, dev_out,
-                                &steps, job);
+                                streamed ? core : NULL,
+                                BM3D_CUDA_PIN_IN | BM3D_CUDA_PIN_OUT, &steps,
+                                job);
 }
 
 extern "C" bm3d_status

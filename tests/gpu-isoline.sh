@@ -45,7 +45,7 @@ agree () {
   fi
 }
 
-echo "1..26"
+echo "1..27"
 printf '%s\n' "$version" | sed 's/^/# /'
 
 # ---- GPU and CPU agree on photographs (8 tests) --------------------------
@@ -104,8 +104,8 @@ for tool in memcheck racecheck synccheck initcheck; do
   fi
 done
 
-# ---- through the host's tiler: output larger than the device budget (2) ---
-name="9000x7000 RGB (output over the device budget, tiled on the host): GPU agrees with the CPU"
+# ---- output larger than the device budget: streamed tile by tile (2) ------
+name="9000x7000 RGB (output over the device budget, streamed tile by tile): GPU agrees with the CPU"
 if [ -n "$quick" ]; then
   skip "$name" "quick run"
   skip "9000x7000 RGB: at most 512 MiB of device memory" "quick run"
@@ -121,6 +121,17 @@ else
     show "$tmp/huge-hybrid-gpu.log"
   fi
 fi
+
+# ---- cancelling (1 test) ---------------------------------------------------
+name="cancelled at each progress call: no call after, output untouched, a run after it the same"
+"$top_builddir/tests/gpu-cancel" isoline >"$tmp/cancel.log" 2>&1
+rc=$?
+show "$tmp/cancel.log"
+case $rc in
+  0) ok "$name" ;;
+  77) skip "$name" "no CUDA device" ;;
+  *) not_ok "$name" ;;
+esac
 
 # ---- fall-back when no device is visible (2 tests) ------------------------
 in=$tmp/camera-10.pfm

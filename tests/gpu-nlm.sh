@@ -39,7 +39,7 @@ run_pair () {
       "$base-gpu.pfm" 2>"$base-gpu.log"
 }
 
-echo "1..26"
+echo "1..29"
 printf '%s\n' "$version" | sed 's/^/# /'
 
 # ---- photographs, gray and RGB, three noise levels (6 tests) -------------
@@ -127,6 +127,30 @@ else
       "$base-tiled.pfm"
   fi
 fi
+
+# ---- the result streamed tile by tile, cancelling (3 tests) -----------------
+# gpu/cuda_tiled_image.cu; BM3D_CUDA_STREAM_SIDE streams small images.
+base=$tmp/astronaut-25
+if BM3D_CUDA_STREAM_SIDE=200 "$denoise" --mode nlm --backend cuda --sigma 25 \
+     "$base-noisy.pfm" "$base-streamed.pfm" 2>"$base-streamed.log"; then
+  agree "astronaut sigma 25, streamed in tiles of 200" "$tmp/astronaut-clean.pfm" \
+    "$base-cpu.pfm" "$base-streamed.pfm"
+else
+  not_ok "astronaut sigma 25, streamed in tiles of 200 (the command failed)"
+  show "$base-streamed.log"
+fi
+for stream in "" 160; do
+  name="cancelled at each progress call${stream:+ (streamed)}: no call after, a run after it the same"
+  BM3D_CUDA_STREAM_SIDE=$stream "$top_builddir/tests/gpu-cancel" nlm \
+    >"$tmp/cancel$stream.log" 2>&1
+  rc=$?
+  show "$tmp/cancel$stream.log"
+  case $rc in
+    0) ok "$name" ;;
+    77) skip "$name" "no CUDA device" ;;
+    *) not_ok "$name" ;;
+  esac
+done
 
 # ---- compute-sanitizer, both paths (8 tests) --------------------------------
 "$bench" --synth 67 45 3 "$tmp/small-clean.pfm"

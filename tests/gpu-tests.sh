@@ -56,7 +56,7 @@ sanitizer_test () {
   tail -n 5 "$tmp/sanitizer-$tag.log" | show /dev/stdin
 }
 
-echo "1..31"
+echo "1..36"
 printf '%s\n' "$version" | sed 's/^/# /'
 
 # ---- GPU and CPU agree on photographs (6 tests) ------------------------
@@ -177,6 +177,44 @@ options_test "expert options (search, groups, step, lambda, chroma): GPU matches
 for tool in memcheck racecheck synccheck initcheck; do
   sanitizer_test "$tool" "compute-sanitizer $tool is clean on a 67x45 RGB image" \
     "$tool"
+done
+
+# ---- whole images with the result streamed tile by tile (5 tests) --------
+# Images whose result does not fit the device stream each tile's core
+# into the output while the next tile is filtered
+# (gpu/cuda_tiled_image.cu); BM3D_CUDA_STREAM_SIDE makes small images do
+# so through small tiles.  Cancelling, with the result on the device
+# (the output then untouched) or streamed; the sanitizers on 24-pixel
+# tiles of the 67x45 image.
+name="astronaut sigma 25, streamed in tiles of 200: GPU PSNR within 0.05 dB of the CPU's"
+base=$tmp/astronaut-25
+if BM3D_CUDA_STREAM_SIDE=200 "$denoise" --backend cuda --sigma 25 --verbose      "$base-noisy.pfm" "$base-streamed.pfm" 2>"$base-streamed.log"; then
+  p_cpu=$(psnr_of "$base-cpu.pfm" "$tmp/astronaut-clean.pfm")
+  p_gpu=$(psnr_of "$base-streamed.pfm" "$tmp/astronaut-clean.pfm")
+  d=$(awk -v a="$p_cpu" -v b="$p_gpu" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.4f", d }')
+  echo "# streamed: CPU $p_cpu dB, GPU $p_gpu dB, difference $d dB;" \
+       "against the unstreamed GPU run: $("$bench" --diff "$base-gpu.pfm" "$base-streamed.pfm")"
+  if le "$d" 0.05; then ok "$name"; else not_ok "$name"; fi
+else
+  not_ok "$name (the command failed)"
+  show "$base-streamed.log"
+fi
+for stream in "" 160; do
+  name="cancelled at each progress call${stream:+ (streamed)}: no call after, output untouched${stream:+ unless streamed}, a run after it the same"
+  BM3D_CUDA_STREAM_SIDE=$stream "$top_builddir/tests/gpu-cancel" bm3d \
+    >"$tmp/cancel$stream.log" 2>&1
+  rc=$?
+  show "$tmp/cancel$stream.log"
+  case $rc in
+    0) ok "$name" ;;
+    77) skip "$name" "no CUDA device" ;;
+    *) not_ok "$name" ;;
+  esac
+done
+for tool in memcheck initcheck; do
+  sanitizer_test "$tool" \
+    "compute-sanitizer $tool is clean on a 67x45 RGB image streamed in 24-pixel tiles" \
+    "stream-$tool" BM3D_CUDA_STREAM_SIDE=24
 done
 
 # ---- camera noise: GPU and CPU agree (5 tests) --------------------------

@@ -15,3 +15,9 @@ tests_gpu_options_SOURCES = tests/gpu-options.c cli/util.c cli/util.h
 tests_gpu_options_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
 tests_gpu_options_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
+
+# Cancelling CUDA runs, the result on the device or streamed: run by
+# tests/gpu-tests.sh, gpu-nlm.sh and gpu-isoline.sh.
+noinst_PROGRAMS += tests/gpu-cancel
+tests_gpu_cancel_SOURCES = tests/gpu-cancel.c
+tests_gpu_cancel_LDADD = gpu/libbm3d.a $(CUDA_LIBS) $(OPENMP_CFLAGS) -lm

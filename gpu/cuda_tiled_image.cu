@@ -1,0 +1,542 @@
+/* BM3D Denoise — whole images on a CUDA device, tile by tile, with the
+ * transfers beside the work (see cuda_device.cuh).
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.
+ *
+ * The caller's image lives in pageable memory, which the device reads
+ * at a seventh of the speed of pinned memory (bench/transfer-bench.cu:
+ * 7.3 against 55 GB/s on the H100 machine), and a pageable copy holds
+ * the thread that asks for it until it is done.  So the copies run on
+ * a transfer thread of their own, on a second stream: while the device
+ * filters tile k, the thread uploads tile k + 1 into the other staging
+ * buffer and, for images whose result does not fit the device, brings
+ * tile k - 1's finished core back into `out`.  The smallest tile goes
+ * first, since its upload is the one nothing hides.  When the result
+ * fits, it stays on the device until every tile is done (`out` is then
+ * written only on success).  Where the caller asks, the thread pins the
+ * images (page-locks them) while the device works, so that the copies
+ * after run at pinned speed.  */
+#include <cuda_runtime.h>
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_device.cuh"
+#include "cuda_check.cuh"
+
+/* What the calling thread and the transfer thread share.  The counters
+ * say how far each has got (a tile's event is recorded before its
+ * counter moves past it), under `lock`.  */
+typedef struct
+{
+  const bm3d_image    *in;
+  bm3d_image          *out;
+  const bm3d_tile_rect *rect;        /* the tiles, in the order run     */
+  int                  tiles;
+  int                  ordinal;
+  float               *staging[2];   /* interleaved input of a tile     */
+  float               *core[2];      /* streamed result cores, or NULL  */
+  cudaStream_t         copy;
+  cudaEvent_t          uploaded[2], staging_free[2], core_ready[2],
+                       core_free[2];
+
+  pthread_mutex_t      lock;
+  pthread_cond_t       moved;
+  int                  uploads;      /* tiles uploaded (events recorded) */
+  int                  downloads;    /* cores brought back               */
+  int                  filtered;     /* tiles the device is done with    */
+  int                  stop;         /* the call gave up                 */
+  cudaError_t          error;        /* the thread's first failure       */
+  const char          *error_what;
+  int                  pin;          /* BM3D_CUDA_PIN_IN | _OUT to try   */
+  int                  pinned_in;    /* in registered by the thread      */
+  int                  pinned_out;   /* out registered by the thread     */
+  double               pin_seconds;  /* the thread's time pinning        */
+  double               waited;       /* the calling thread's waits       */
+} transfers;
+
+/* The bytes an image's rows span.  */
+static void
+image_extent (const bm3d_image *img, void **start, size_t *bytes)
+{
+  *start = img->data;
+  *bytes = (((size_t) img->height - 1) * img->stride
+            + (size_t) img->width * img->channels) * sizeof (float);
+}
+
+/* Page-lock `img` so that the copy engines reach it at full speed.  A
+ * failure (memory the caller pinned already, a limit) leaves the copies
+ * pageable, as slow as before and as right.  */
+static int
+pin (transfers *t, const bm3d_image *img)
+{
+  double t0 = bm3d_seconds ();
+  void *start;
+  size_t bytes;
+  int ok;
+
+  image_extent (img, &start, &bytes);
+  ok = cudaHostRegister (start, bytes, cudaHostRegisterDefault)
+       == cudaSuccess;
+  if (!ok)
+    (void) cudaGetLastError ();
+  t->pin_seconds += bm3d_seconds () - t0;
+  return ok;
+}
+
+static void
+unpin (const bm3d_image *img)
+{
+  void *start;
+  size_t bytes;
+
+  image_extent (img, &start, &bytes);
+  (void) cudaHostUnregister (start);
+}
+
+/* Wait until `*counter` reaches `value`; 0 when the call gave up.  */
+static int
+wait_for (transfers *t, const int *counter, int value)
+{
+  int ok;
+
+  pthread_mutex_lock (&t->lock);
+  while (*counter < value && !t->stop && t->error == cudaSuccess)
+    pthread_cond_wait (&t->moved, &t->lock);
+  ok = *counter >= value;
+  pthread_mutex_unlock (&t->lock);
+  return ok;
+}
+
+static void
+advance (transfers *t, int *counter, int value)
+{
+  pthread_mutex_lock (&t->lock);
+  *counter = value;
+  pthread_cond_broadcast (&t->moved);
+  pthread_mutex_unlock (&t->lock);
+}
+
+static int
+failed (transfers *t, cudaError_t e, const char *what)
+{
+  if (e == cudaSuccess)
+    return 0;
+  pthread_mutex_lock (&t->lock);
+  if (t->error == cudaSuccess)
+    {
+      t->error = e;
+      t->error_what = what;
+    }
+  pthread_cond_broadcast (&t->moved);
+  pthread_mutex_unlock (&t->lock);
+  return 1;
+}
+
+#define TRY(t, call) \
+  do { if (failed ((t), (call), #call)) return 0; } while (0)
+
+/* Tile k's read rectangle into staging buffer k % 2, once the device
+ * has finished with tile k - 2 there.  */
+static int
+upload (transfers *t, int k)
+{
+  const bm3d_tile_rect *r = &t->rect[k];
+  const int ch = t->in->channels;
+  const size_t row = (size_t) (r->x1 - r->x0) * ch * sizeof (float);
+
+  if (k >= 2)
+    {
+      if (!wait_for (t, &t->filtered, k - 1))
+        return 0;
+      TRY (t, cudaStreamWaitEvent (t->copy, t->staging_free[k & 1], 0));
+    }
+  TRY (t, cudaMemcpy2DAsync (t->staging[k & 1], row,
+                             t->in->data + (size_t) r->y0 * t->in->stride
+                             + (size_t) r->x0 * ch,
+                             t->in->stride * sizeof (float), row,
+                             r->y1 - r->y0, cudaMemcpyHostToDevice, t->copy));
+  TRY (t, cudaEventRecord (t->uploaded[k & 1], t->copy));
+  advance (t, &t->uploads, k + 1);
+  return 1;
+}
+
+/* Tile k's finished core from core buffer k % 2 into `out`.  */
+static int
+download (transfers *t, int k)
+{
+  const bm3d_tile_rect *r = &t->rect[k];
+  const int ch = t->out->channels;
+  const size_t row = (size_t) (r->cx1 - r->cx0) * ch * sizeof (float);
+
+  if (!wait_for (t, &t->filtered, k + 1))
+    return 0;
+  TRY (t, cudaStreamWaitEvent (t->copy, t->core_ready[k & 1], 0));
+  TRY (t, cudaMemcpy2DAsync (t->out->data + (size_t) r->cy0 * t->out->stride
+                             + (size_t) r->cx0 * ch,
+                             t->out->stride * sizeof (float), t->core[k & 1],
+                             row, row, r->cy1 - r->cy0,
+                             cudaMemcpyDeviceToHost, t->copy));
+  TRY (t, cudaEventRecord (t->core_free[k & 1], t->copy));
+  TRY (t, cudaStreamSynchronize (t->copy));
+  advance (t, &t->downloads, k + 1);
+  return 1;
+}
+
+static void *
+transfer_thread (void *arg)
+{
+  transfers *t = (transfers *) arg;
+
+  if (failed (t, cudaSetDevice (t->ordinal), "cudaSetDevice"))
+    return NULL;
+  for (int k = 0; k < t->tiles; k++)
+    {
+      if (!upload (t, k))
+        return NULL;
+      /* While the first tile is filtered: the input pinned for the
+       * uploads after it, and a streamed output for the downloads.  */
+      if (k == 0 && t->tiles > 1 && (t->pin & BM3D_CUDA_PIN_IN))
+        t->pinned_in = pin (t, t->in);
+      if (k == 0 && t->tiles > 1 && t->core[0]
+          && (t->pin & BM3D_CUDA_PIN_OUT))
+        t->pinned_out = pin (t, t->out);
+      if (t->core[0] && k >= 1 && !download (t, k - 1))
+        return NULL;
+    }
+  if (t->core[0])
+    (void) download (t, t->tiles - 1);
+  else if (t->tiles > 1 && (t->pin & BM3D_CUDA_PIN_OUT))
+    /* A result kept on the device comes back in one download that
+     * nothing hides: pinned, it runs at 55 rather than 10 GB/s.
+     * Pinning leaves the pixels as they are, so `out` may be pinned
+     * before the call has succeeded.  */
+    t->pinned_out = pin (t, t->out);
+  return NULL;
+}
+
+static size_t
+rect_area (const bm3d_tile_rect *r)
+{
+  return (size_t) (r->x1 - r->x0) * (r->y1 - r->y0);
+}
+
+/* Smaller tiles first; among equals, raster order.  */
+static int
+by_area (const void *a, const void *b)
+{
+  const bm3d_tile_rect *ra = (const bm3d_tile_rect *) a;
+  const bm3d_tile_rect *rb = (const bm3d_tile_rect *) b;
+
+  if (rect_area (ra) != rect_area (rb))
+    return rect_area (ra) < rect_area (rb) ? -1 : 1;
+  if (ra->cy0 != rb->cy0)
+    return ra->cy0 < rb->cy0 ? -1 : 1;
+  return (ra->cx0 > rb->cx0) - (ra->cx0 < rb->cx0);
+}
+
+/* The tiles of the image, smallest first: the first upload is the one
+ * nothing hides, and in growing order each tile's filtering (about 7 ns
+ * a pixel for BM3D) hides more of the next one's upload (about 2).  */
+static bm3d_tile_rect *
+plan_tiles (int W, int H, int side, int margin, int *count)
+{
+  const int tx = (W + side - 1) / side, ty = (H + side - 1) / side;
+  bm3d_tile_rect *rect = (bm3d_tile_rect *) malloc (sizeof *rect * tx * ty);
+
+  if (!rect)
+    return NULL;
+  for (int iy = 0; iy < ty; iy++)
+    for (int ix = 0; ix < tx; ix++)
+      bm3d_tile_rect_for (W, H, side, margin, ix, iy, &rect[iy * tx + ix]);
+  qsort (rect, (size_t) tx * ty, sizeof *rect, by_area);
+  *count = tx * ty;
+  return rect;
+}
+
+static void
+core_of (const bm3d_tile_rect *r, int width, bm3d_cuda_core *core)
+{
+  core->tile_width = r->x1 - r->x0;
+  core->tile_height = r->y1 - r->y0;
+  core->ox = r->cx0 - r->x0;
+  core->oy = r->cy0 - r->y0;
+  core->core_w = r->cx1 - r->cx0;
+  core->core_h = r->cy1 - r->cy0;
+  core->gx = r->cx0;
+  core->gy = r->cy0;
+  core->width = width;
+}
+
+/* The transfer thread's error as the call's.  */
+static bm3d_status
+transfer_error (transfers *t, bm3d_job *job)
+{
+  return bm3d_cuda_fail (job, t->error, t->error_what);
+}
+
+/* Tile k on the device: its colour transform, the algorithm's steps,
+ * and the inverse into `dev_out` (the whole image) or core buffer
+ * k % 2 (streaming).  */
+static bm3d_status
+filter_tile (transfers *t, int k, int colour, float *dev_out,
+             const bm3d_cuda_tile_steps *steps, bm3d_job *job)
+{
+  bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
+  const bm3d_tile_rect *r = &t->rect[k];
+  const int ch = t->in->channels;
+  bm3d_cuda_core core, dst_core;
+  const float *const *result;
+  float *const *planes;
+  bm3d_status status;
+
+  core_of (r, t->in->width, &core);
+  job->tile_share = (double) core.core_w * core.core_h
+                    / ((double) t->in->width * t->in->height);
+  if (job->tick (job, 0.0))
+    {
+      bm3d_job_message (job, "cancelled");
+      return BM3D_ERR_CANCELLED;
+    }
+  double t0 = bm3d_seconds ();
+  if (!wait_for (t, &t->uploads, k + 1))
+    return transfer_error (t, job);
+  t->waited += bm3d_seconds () - t0;
+  BM3D_CUDA_CHECK (job, cudaStreamWaitEvent (dev->stream,
+                                             t->uploaded[k & 1], 0));
+  planes = steps->input (steps->ctx, &core, job);
+  if ((status = bm3d_cuda_colour_forward (job, t->staging[k & 1], ch, colour,
+                                          planes, (size_t) core.tile_width
+                                          * core.tile_height)) != BM3D_OK
+      || (status = steps->denoise (steps->ctx, &core, &result, job))
+         != BM3D_OK)
+    return status;
+  dst_core = core;
+  if (t->core[0])
+    {
+      /* The core alone, packed, once tile k - 2's core has left.  */
+      if (k >= 2 && !wait_for (t, &t->downloads, k - 1))
+        return transfer_error (t, job);
+      BM3D_CUDA_CHECK (job, cudaStreamWaitEvent (dev->stream,
+                                                 t->core_free[k & 1], 0));
+      dst_core.gx = dst_core.gy = 0;
+      dst_core.width = core.core_w;
+      dev_out = t->core[k & 1];
+    }
+  if ((status = bm3d_cuda_colour_inverse (job, result, t->staging[k & 1],
+                                          dev_out, ch, colour, &dst_core))
+      != BM3D_OK)
+    return status;
+  BM3D_CUDA_CHECK (job, cudaEventRecord (t->staging_free[k & 1], dev->stream));
+  if (t->core[0])
+    BM3D_CUDA_CHECK (job, cudaEventRecord (t->core_ready[k & 1], dev->stream));
+  advance (t, &t->filtered, k + 1);
+  job->tile_base += job->tile_share;
+  return BM3D_OK;
+}
+
+/* After the last tile, with the result on the device: into `out`.  */
+static bm3d_status
+download_result (transfers *t, const float *dev_out, bm3d_job *job)
+{
+  bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
+  const bm3d_image *out = t->out;
+  const size_t row = (size_t) out->width * out->channels * sizeof (float);
+
+  BM3D_CUDA_CHECK (job, cudaMemcpy2DAsync (out->data,
+                                           out->stride * sizeof (float),
+                                           dev_out, row, row, out->height,
+                                           cudaMemcpyDeviceToHost,
+                                           dev->stream));
+  BM3D_CUDA_CHECK (job, cudaStreamSynchronize (dev->stream));
+  return BM3D_OK;
+}
+
+static bm3d_status
+transfers_open (transfers *t, const bm3d_image *in, bm3d_image *out,
+                float *const staging[2], float *const core[2],
+                bm3d_job *job)
+{
+  cudaEvent_t *events[] = { t->uploaded, t->staging_free, t->core_ready,
+                            t->core_free };
+
+  t->in = in;
+  t->out = out;
+  t->ordinal = bm3d_cuda_device_of (job)->ordinal;
+  for (int i = 0; i < 2; i++)
+    {
+      t->staging[i] = staging[i];
+      t->core[i] = core ? core[i] : NULL;
+    }
+  pthread_mutex_init (&t->lock, NULL);
+  pthread_cond_init (&t->moved, NULL);
+  BM3D_CUDA_CHECK (job, cudaStreamCreateWithFlags (&t->copy,
+                                                   cudaStreamNonBlocking));
+  for (int e = 0; e < 4; e++)
+    for (int i = 0; i < 2; i++)
+      BM3D_CUDA_CHECK (job, cudaEventCreateWithFlags (&events[e][i],
+                                                      cudaEventDisableTiming));
+  return BM3D_OK;
+}
+
+/* Stop the thread (it has been joined when this returns) and free what
+ * the call made; `out` unpinned.  */
+static void
+transfers_close (transfers *t, pthread_t *thread)
+{
+  cudaEvent_t *events[] = { t->uploaded, t->staging_free, t->core_ready,
+                            t->core_free };
+
+  if (thread)
+    {
+      pthread_mutex_lock (&t->lock);
+      t->stop = 1;
+      pthread_cond_broadcast (&t->moved);
+      pthread_mutex_unlock (&t->lock);
+      pthread_join (*thread, NULL);
+    }
+  if (t->pinned_in)
+    unpin (t->in);
+  if (t->pinned_out)
+    unpin (t->out);
+  if (t->copy)
+    {
+      (void) cudaStreamSynchronize (t->copy);
+      (void) cudaStreamDestroy (t->copy);
+    }
+  for (int e = 0; e < 4; e++)
+    for (int i = 0; i < 2; i++)
+      if (events[e][i])
+        (void) cudaEventDestroy (events[e][i]);
+  pthread_cond_destroy (&t->moved);
+  pthread_mutex_destroy (&t->lock);
+}
+
+bm3d_status
+bm3d_cuda_tiled_image (const bm3d_image *in, bm3d_image *out, int side,
+                       int colour, float *const staging[2], float *dev_out,
+                       float *const core[2], int pin,
+                       const bm3d_cuda_tile_steps *steps, bm3d_job *job)
+{
+  const char *pin_env = getenv ("BM3D_CUDA_PIN");
+  transfers t;
+  pthread_t thread;
+  int started = 0;
+  bm3d_status status;
+
+  memset (&t, 0, sizeof t);
+  t.pin = pin;
+  /* Benchmarks compare: 0 pins nothing, 3 both images.  */
+  if (pin_env && *pin_env)
+    t.pin = atoi (pin_env) & (BM3D_CUDA_PIN_IN | BM3D_CUDA_PIN_OUT);
+  t.rect = plan_tiles (in->width, in->height, side, job->margin, &t.tiles);
+  if (!t.rect)
+    {
+      bm3d_job_message (job, "out of memory for the tile plan");
+      return BM3D_ERR_OUT_OF_MEMORY;
+    }
+  status = transfers_open (&t, in, out, staging, core, job);
+  if (status == BM3D_OK)
+    {
+      started = pthread_create (&thread, NULL, transfer_thread, &t) == 0;
+      if (!started)
+        {
+          bm3d_job_message (job, "could not start the transfer thread");
+          status = BM3D_ERR_OUT_OF_MEMORY;
+        }
+    }
+
+  job->tile_base = 0.0;
+  for (int k = 0; k < t.tiles && status == BM3D_OK; k++)
+    status = filter_tile (&t, k, colour, dev_out, steps, job);
+
+  double t0 = bm3d_seconds ();
+  if (status == BM3D_OK)
+    {
+      /* Every tile succeeded: only now is a result kept on the device
+       * written to `out`.  */
+      if (!wait_for (&t, t.core[0] ? &t.downloads : &t.uploads, t.tiles))
+        status = transfer_error (&t, job);
+      if (status == BM3D_OK && !t.core[0])
+        {
+          pthread_join (thread, NULL);
+          started = 0;
+          status = download_result (&t, dev_out, job);
+        }
+    }
+  double t1 = bm3d_seconds ();
+  transfers_close (&t, started ? &thread : NULL);
+  job->report->seconds_transfer += t.waited + bm3d_seconds () - t0;
+  if (getenv ("BM3D_CUDA_TIMES"))
+    fprintf (stderr, "bm3d cuda tiles: %d of side %d%s; waited for uploads "
+             "%.2f ms, result %.2f ms, unpinning %.2f ms; pinning in %s, "
+             "out %s: %.2f ms on the transfer thread\n", t.tiles, side,
+             t.core[0] ? ", streamed" : "", t.waited * 1e3, (t1 - t0) * 1e3,
+             (bm3d_seconds () - t1) * 1e3, t.pinned_in ? "yes" : "no",
+             t.pinned_out ? "yes" : "no", t.pin_seconds * 1e3);
+  free ((void *) t.rect);
+  if (status == BM3D_OK)
+    {
+      job->tile_base = 0.0;
+      job->tile_share = 1.0;
+      (void) job->tick (job, 1.0);
+    }
+  return status;
+}
+
+static size_t
+align256 (size_t bytes)
+{
+  return (bytes + 255) & ~(size_t) 255;
+}
+
+int
+bm3d_cuda_image_side (bm3d_job *job, const bm3d_image *in, size_t per_px,
+                      size_t fixed, int may_stream, size_t *result_bytes,
+                      int *streamed)
+{
+  const int W = in->width, H = in->height, ch = in->channels;
+  const size_t budget = bm3d_cuda_budget (bm3d_cuda_device_of (job));
+  const size_t whole = align256 ((size_t) W * H * ch * sizeof (float));
+  const size_t core_px = 2 * ch * sizeof (float);
+  int side;
+
+  /* Two staging buffers of the tile's interleaved pixels.  */
+  per_px += 2 * ch * sizeof (float);
+  *streamed = whole + fixed + per_px * 512 * 512 > budget;
+  /* Tests stream small images through tiles of a given side.  */
+  const char *env = getenv ("BM3D_CUDA_STREAM_SIDE");
+  if (may_stream && env && atoi (env) >= 24)
+    {
+      side = bm3d_tile_side_aligned (job, atoi (env) < 4096 ? atoi (env)
+                                                             : 4096);
+      *streamed = 1;
+      *result_bytes = 2 * align256 ((size_t) side * side * ch
+                                    * sizeof (float));
+      return side;
+    }
+  if (*streamed && (!may_stream
+                    || fixed + (per_px + core_px) * 512 * 512 > budget))
+    return 0;
+  if (*streamed)
+    side = (int) sqrt ((double) ((budget - fixed) / (per_px + core_px)));
+  else
+    side = (int) sqrt ((double) ((budget - whole - fixed) / per_px));
+  side -= 2 * job->margin;
+  if (side > 4096)
+    side = 4096;
+  /* Keeps the reference grid aligned across tiles.  */
+  side = bm3d_tile_side_aligned (job, side);
+  *result_bytes = *streamed ? 2 * align256 ((size_t) side * side * ch
+                                            * sizeof (float))
+                            : whole;
+  return side;
+}
