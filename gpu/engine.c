@@ -811,6 +811,22 @@ job_noise (bm3d_job *job)
                        ? bm3d_colour_noise_gain[c] : 1.0f);
 }
 
+void
+bm3d_backend_warm_up (const bm3d_params *params)
+{
+  if (params && params->backend == BM3D_BACKEND_CPU)
+    return;
+  bm3d_cuda_warm_up (params ? params->device : 0);
+}
+
+/* The device start-up a call waits for, counted apart from its work.  */
+void
+bm3d_job_wait_for_device (bm3d_job *job)
+{
+  if (job->params->backend != BM3D_BACKEND_CPU)
+    job->report->seconds_startup += bm3d_cuda_wait_ready (job->params->device);
+}
+
 bm3d_status
 bm3d_denoise (const bm3d_image *in, bm3d_image *out,
               const bm3d_params *params, bm3d_report *report)
@@ -829,6 +845,7 @@ bm3d_denoise (const bm3d_image *in, bm3d_image *out,
   if (status != BM3D_OK)
     return status;
 
+  bm3d_job_wait_for_device (&job);
   if (params->noise == BM3D_NOISE_PROFILE && params->profile)
     {
       /* Checked by check_call: the copy's derived values are filled.  */
