@@ -479,6 +479,13 @@ write_job (Stage *stage, Job *job, char *error, size_t error_len)
 
   options.depth = cli_output_depth (opt->depth, &job->out, job->format);
   options.cancel = &b->stop;
+  /* The writers share the cores a single write would take.  */
+  if (options.threads == 0)
+    {
+      long cores = sysconf (_SC_NPROCESSORS_ONLN);
+
+      options.threads = cores > b->n_writers ? (int) cores / b->n_writers : 1;
+    }
   return output_file_write (job->output, job->format, &job->out, &options,
                             b->file_mode, note_temp, stage, error,
                             error_len);
