@@ -109,7 +109,7 @@ static int
 png_read_pixels (PngContext *ctx, FILE *fp, Image *img)
 {
   png_uint_32 width, height;
-  int bit_depth, colour_type, channels, depth;
+  int bit_depth, colour_type, channels, depth, interlaced;
   size_t row_bytes, row_values;
 
   if (setjmp (png_jmpbuf (ctx->png)))
@@ -148,7 +148,12 @@ png_read_pixels (PngContext *ctx, FILE *fp, Image *img)
                     ctx->path);
       return -1;
     }
-  ctx->pixels = malloc (row_bytes * height);
+  /* An interlaced file's passes need every row at once; any other is
+   * read a row at a time into one row's buffer, converted while it is
+   * in the cache.  */
+  interlaced = png_get_interlace_type (ctx->png, ctx->info)
+               != PNG_INTERLACE_NONE;
+  ctx->pixels = malloc (row_bytes * (interlaced ? height : 1));
   ctx->rows = malloc (height * sizeof *ctx->rows);
   if (!ctx->pixels || !ctx->rows
       || image_alloc (img, (int) width, (int) height, channels,
@@ -160,20 +165,23 @@ png_read_pixels (PngContext *ctx, FILE *fp, Image *img)
       return -1;
     }
   for (png_uint_32 y = 0; y < height; y++)
-    ctx->rows[y] = ctx->pixels + y * row_bytes;
-  png_read_image (ctx->png, ctx->rows);
-  png_read_end (ctx->png, ctx->info);
+    ctx->rows[y] = ctx->pixels + (interlaced ? y * row_bytes : 0);
+  if (interlaced)
+    png_read_image (ctx->png, ctx->rows);
 
   row_values = (size_t) width * channels;
   for (png_uint_32 y = 0; y < height; y++)
     {
       float *dst = img->data + y * row_values;
 
+      if (!interlaced)
+        png_read_row (ctx->png, ctx->rows[y], NULL);
       if (depth == 16)
         io_row_from_be16 (ctx->rows[y], dst, row_values);
       else
         io_row_from_u8 (ctx->rows[y], dst, row_values);
     }
+  png_read_end (ctx->png, ctx->info);
   if (png_get_metadata (ctx, img) < 0)
     {
       io_set_error (ctx->error, ctx->error_len, "%s: out of memory",
