@@ -70,5 +70,5 @@ tests_engine_warm_up_LDADD = $(ENGINE_TEST_LIBS)
 check_PROGRAMS += tests/io-png
 TESTS += tests/io-png
 tests_io_png_SOURCES = tests/io-png.c tests/engine-tap.h
-tests_io_png_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+tests_io_png_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli $(PNG_CFLAGS)
 tests_io_png_LDADD = $(IMAGE_IO_LIBS) -lm
