@@ -246,12 +246,21 @@ typedef struct
 static warm_up_state g_warm = { PTHREAD_MUTEX_INITIALIZER,
                                 PTHREAD_COND_INITIALIZER, 0, 0, 0 };
 
+/* Set once a device's probe is done (whatever it found): from then on
+ * bm3d_cuda_wait_ready () returns without the device's lock, which an
+ * engine call on that device holds throughout (a batch's second worker
+ * prepares its image meanwhile).  */
+static int g_probed[BM3D_CUDA_MAX_DEVICES];
+
 static void
 device_probe_locked (bm3d_cuda_device *dev)
 {
+  if (__atomic_load_n (&g_probed[dev->ordinal], __ATOMIC_ACQUIRE))
+    return;
   pthread_mutex_lock (&dev->lock);
   (void) probe (dev);
   pthread_mutex_unlock (&dev->lock);
+  __atomic_store_n (&g_probed[dev->ordinal], 1, __ATOMIC_RELEASE);
 }
 
 static void *
