@@ -263,12 +263,20 @@ device_probe_locked (bm3d_cuda_device *dev)
   __atomic_store_n (&g_probed[dev->ordinal], 1, __ATOMIC_RELEASE);
 }
 
+static void warm_up_wait_at_exit (void);
+
 static void *
 warm_up_thread (void *data)
 {
   bm3d_cuda_device *dev;
 
   (void) data;
+  /* The runtime and the driver start here (cudaGetDeviceCount), and may
+   * register exit handlers of their own as they do: registered again
+   * after them, ours runs before theirs for the long part, the
+   * context's creation.  A second run of it does nothing.  */
+  (void) bm3d_cuda_device_count ();
+  (void) atexit (warm_up_wait_at_exit);
   dev = device_at (g_warm.device);
   if (dev)
     device_probe_locked (dev);
@@ -280,9 +288,10 @@ warm_up_thread (void *data)
 }
 
 /* Registered before the thread starts, so it runs before the CUDA
- * runtime's own exit handlers (registered when the program's code was
- * loaded): a process that ends early, on a bad file say, waits for the
- * driver call in flight instead of tearing the runtime down under it.  */
+ * runtime's exit handlers registered when the program's code was loaded
+ * (and again by the thread, see there): a process that ends early, on a
+ * bad file say, waits for the driver call in flight instead of tearing
+ * the runtime down under it.  */
 static void
 warm_up_wait_at_exit (void)
 {

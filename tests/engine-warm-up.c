@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bm3d.h"
@@ -46,14 +47,16 @@ denoise_small (bm3d_backend backend, bm3d_report *report)
 typedef enum
 {
   CHILD_EXIT_AT_ONCE,     /* warm up, then exit through exit ()         */
+  CHILD_EXIT_LATER,       /* ... after a pause (run_child's `pause_ms`) */
   CHILD_RETURN_AT_ONCE,   /* warm up, then return from main             */
   CHILD_DENOISE           /* warm up, then denoise under "auto"         */
 } Child;
 
 static int
-run_child (Child what)
+run_child (Child what, int pause_ms)
 {
   bm3d_report report;
+  struct timespec pause = { pause_ms / 1000, pause_ms % 1000 * 1000000L };
 
   /* A hang in the exit path ends here rather than the whole test.  */
   alarm (60);
@@ -61,6 +64,9 @@ run_child (Child what)
   switch (what)
     {
     case CHILD_EXIT_AT_ONCE:
+      exit (0);
+    case CHILD_EXIT_LATER:
+      nanosleep (&pause, NULL);
       exit (0);
     case CHILD_RETURN_AT_ONCE:
       return 0;
@@ -77,7 +83,7 @@ run_child (Child what)
 
 /* The exit status of a child doing `what`, or -1 after a signal.  */
 static int
-in_child (Child what)
+in_child (Child what, int pause_ms)
 {
   int status;
   pid_t pid;
@@ -85,7 +91,7 @@ in_child (Child what)
   fflush (stdout);
   pid = fork ();
   if (pid == 0)
-    exit (run_child (what));
+    exit (run_child (what, pause_ms));
   if (pid < 0 || waitpid (pid, &status, 0) != pid)
     return -2;
   if (WIFSIGNALED (status))
@@ -114,11 +120,20 @@ main (void)
   pthread_t threads[4];
   int available[4], agree = 1, started = 0;
 
-  tap_ok (in_child (CHILD_EXIT_AT_ONCE) == 0,
+  tap_ok (in_child (CHILD_EXIT_AT_ONCE, 0) == 0,
           "a process that warms up and exits at once exits cleanly");
-  tap_ok (in_child (CHILD_RETURN_AT_ONCE) == 0,
+  tap_ok (in_child (CHILD_RETURN_AT_ONCE, 0) == 0,
           "... and one that returns from main at once");
-  tap_ok (in_child (CHILD_DENOISE) == 0,
+  /* With a device, exits in each part of its start: the driver's, the
+   * context's, the code's.  */
+  for (int i = 0; i < 5; i++)
+    {
+      static const int pauses[] = { 1, 10, 40, 100, 200 };
+
+      tap_ok (in_child (CHILD_EXIT_LATER, pauses[i]) == 0,
+              "... and one that exits %d ms after warming up", pauses[i]);
+    }
+  tap_ok (in_child (CHILD_DENOISE, 0) == 0,
           "warm up, then denoise under auto: done, the start-up wait "
           "within the engine's time");
 
