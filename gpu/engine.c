@@ -845,7 +845,6 @@ bm3d_denoise (const bm3d_image *in, bm3d_image *out,
   if (status != BM3D_OK)
     return status;
 
-  bm3d_job_wait_for_device (&job);
   if (params->noise == BM3D_NOISE_PROFILE && params->profile)
     {
       /* Checked by check_call: the copy's derived values are filled.  */
@@ -854,7 +853,9 @@ bm3d_denoise (const bm3d_image *in, bm3d_image *out,
     }
   else if (params->noise == BM3D_NOISE_PROFILE)
     {
-      /* Camera noise with no profile given: the input's own.  */
+      /* Camera noise with no profile given: the input's own, estimated
+       * on the device when it can (and so after its start).  */
+      bm3d_job_wait_for_device (&job);
       status = bm3d_estimate_profile_job (in, &job, &job.estimated, 0.0);
       if (status != BM3D_OK)
         return status;
@@ -865,8 +866,12 @@ bm3d_denoise (const bm3d_image *in, bm3d_image *out,
   job_prepare (&job, in);
   report->white_sigma = job.white_sigma;
   status = job.algorithm->setup (&job);
+  /* As late as can be: the set-up above overlaps the device's start.  */
   if (status == BM3D_OK)
-    status = run_with_fallback (in, out, &job, params->backend);
+    {
+      bm3d_job_wait_for_device (&job);
+      status = run_with_fallback (in, out, &job, params->backend);
+    }
   if (status == BM3D_OK && params->clipped && job.algorithm->unclips)
     bm3d_unclip (out, job.white_sigma, job.threads);
   report->seconds_total = bm3d_seconds () - start;
