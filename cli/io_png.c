@@ -356,6 +356,14 @@ png_slice_deflate (PngSlices *ps, PngSlice *slice, unsigned char *rows)
     }
   slice->out_len -= z.avail_out;
   deflateEnd (&z);
+  /* Keep what was written alone: every slice waits until all are done.  */
+  if (status == 0 && slice->out_len > 0)
+    {
+      unsigned char *kept = realloc (slice->out, slice->out_len);
+
+      if (kept)
+        slice->out = kept;
+    }
   return status;
 }
 
