@@ -72,3 +72,10 @@ TESTS += tests/io-png
 tests_io_png_SOURCES = tests/io-png.c tests/engine-tap.h
 tests_io_png_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli $(PNG_CFLAGS)
 tests_io_png_LDADD = $(IMAGE_IO_LIBS) -lm
+
+# The 8-bit conversions (vector and scalar) against the double rounding.
+check_PROGRAMS += tests/io-convert
+TESTS += tests/io-convert
+tests_io_convert_SOURCES = tests/io-convert.c tests/engine-tap.h
+tests_io_convert_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+tests_io_convert_LDADD = $(IMAGE_IO_LIBS) -lm
