@@ -32,7 +32,8 @@ if [ -z "$gimp" ]; then
 fi
 
 packages="autoconf automake autopoint libtool pkg-config
-make gcc g++ gettext libpng-dev libjpeg62-turbo-dev libtiff-dev python3"
+make gcc g++ gettext libpng-dev zlib1g-dev libjpeg62-turbo-dev libtiff-dev
+python3"
 # The dialog's tests run GIMP under a virtual display and drive it with
 # xdotool; without these `make check` skips them.
 packages="$packages xvfb xauth xdotool x11-utils imagemagick dbus"

@@ -268,15 +268,20 @@ job_done (Batch *b, Job *job)
   if (opt->verbose)
     {
       char where[32] = "";
+      char startup[48] = "";
 
       if (job->report.backend_used == BM3D_BACKEND_CUDA)
         snprintf (where, sizeof where, " %d", b->workers[job->worker].device);
+      /* The first file on a device waits for its context.  */
+      if (job->report.seconds_startup >= 0.0005)
+        snprintf (startup, sizeof startup, " (start-up wait %.3f s)",
+                  job->report.seconds_startup);
       say_locked (b, "%s: %dx%d, %d channels, %d bits, sigma %.2f, %s%s: "
-                  "read %.3f s, engine %.3f s, write %.3f s", job->output,
+                  "read %.3f s, engine %.3f s%s, write %.3f s", job->output,
                   job->out.width, job->out.height, job->out.channels,
                   job->depth, (double) job->sigma,
                   bm3d_backend_name (job->report.backend_used), where,
-                  job->t_read, job->t_engine, job->t_write);
+                  job->t_read, job->t_engine, startup, job->t_write);
     }
   pthread_cond_broadcast (&b->changed);
   pthread_mutex_unlock (&b->lock);
@@ -474,6 +479,13 @@ write_job (Stage *stage, Job *job, char *error, size_t error_len)
 
   options.depth = cli_output_depth (opt->depth, &job->out, job->format);
   options.cancel = &b->stop;
+  /* The writers share the cores a single write would take.  */
+  if (options.threads == 0)
+    {
+      long cores = sysconf (_SC_NPROCESSORS_ONLN);
+
+      options.threads = cores > b->n_writers ? (int) cores / b->n_writers : 1;
+    }
   return output_file_write (job->output, job->format, &job->out, &options,
                             b->file_mode, note_temp, stage, error,
                             error_len);

@@ -212,10 +212,11 @@ print_help (void)
          "                       (the NL-means defaults follow sigma, as published)\n"
          "      --psnr=REFERENCE after denoising, print the PSNR of INPUT and\n"
          "                       OUTPUT against the clean REFERENCE\n"
-         "  -v, --verbose        print the backend, the time of each phase and\n"
-         "                       the peak memory on stderr (a batch: each file,\n"
-         "                       and the time per photo of each stage); with\n"
-         "                       camera noise, its luma and chroma levels\n"
+         "  -v, --verbose        print the backend, the time of each phase, the\n"
+         "                       CUDA start-up still waited for and the peak\n"
+         "                       memory on stderr (a batch: each file, and the\n"
+         "                       time per photo of each stage); with camera\n"
+         "                       noise, its luma and chroma levels\n"
          "\n"
          "Many files (a batch):\n"
          "  -o, --output-dir=DIR write the results into the folder DIR\n"
@@ -861,8 +862,8 @@ mebibytes (double bytes)
 
 static void
 print_verbose (const Options *opt, const bm3d_params *params, const Image *in,
-               const bm3d_report *report, double t_read, double t_write,
-               double t_total)
+               const bm3d_report *report, double t_startup, double t_read,
+               double t_write, double t_total)
 {
   struct rusage usage;
   long cores = sysconf (_SC_NPROCESSORS_ONLN);
@@ -890,6 +891,11 @@ print_verbose (const Options *opt, const bm3d_params *params, const Image *in,
            "phase 2 (Wiener) %.3f s, engine %.3f s, write %.3f s, "
            "total %.3f s", t_read, report->seconds_phase[0],
            report->seconds_phase[1], report->seconds_total, t_write, t_total);
+  /* The device's start-up left after reading the input: the part of
+   * creating the CUDA context (bm3d_backend_warm_up) the user still
+   * waits for, inside the engine's time.  */
+  if (report->backend_used != BM3D_BACKEND_CPU || t_startup > 0.0)
+    message ("start-up wait: %.3f s", t_startup);
   if (getrusage (RUSAGE_SELF, &usage) == 0)
     message ("peak memory: process %.1f MiB (max RSS), engine host %.1f MiB, "
              "device %.1f MiB", usage.ru_maxrss / 1024.0,
@@ -1162,7 +1168,8 @@ check_profile_name (const char *path)
  * With --verbose, says what it is.  */
 static int
 camera_profile (const Options *opt, const bm3d_image *in,
-                bm3d_params *params, bm3d_noise_profile *profile)
+                bm3d_params *params, bm3d_noise_profile *profile,
+                double *t_startup)
 {
   bm3d_report report;
   float luma, chroma;
@@ -1186,6 +1193,8 @@ camera_profile (const Options *opt, const bm3d_image *in,
                report.message);
       return -1;
     }
+  else
+    *t_startup += report.seconds_startup;
   params->profile = profile;
   if (opt->verbose)
     {
@@ -1214,7 +1223,7 @@ run_denoise (const Options *opt)
   bm3d_report report;
   bm3d_status status;
   char error[512];
-  double t0 = now_seconds (), t_read, t_write;
+  double t0 = now_seconds (), t_read, t_write, t_startup = 0.0;
   int result = EXIT_RUNTIME;
 
   if (check_output_name (opt) < 0
@@ -1240,7 +1249,7 @@ run_denoise (const Options *opt)
   out_view = engine_view (&out);
   params = opt->params;
   if (params.noise == BM3D_NOISE_PROFILE
-      && camera_profile (opt, &in_view, &params, &profile) < 0)
+      && camera_profile (opt, &in_view, &params, &profile, &t_startup) < 0)
     goto done;
   if (params.noise == BM3D_NOISE_WHITE && opt->estimate_sigma)
     {
@@ -1266,6 +1275,7 @@ run_denoise (const Options *opt)
    * lie in that range was most likely converted from one.  */
   params.clipped = bm3d_image_within_range (&in_view);
   status = bm3d_denoise (&in_view, &out_view, &params, &report);
+  t_startup += report.seconds_startup;
   if (status != BM3D_OK)
     {
       message ("%s", report.message[0] ? report.message
@@ -1292,7 +1302,7 @@ run_denoise (const Options *opt)
     }
 
   if (opt->verbose)
-    print_verbose (opt, &params, &in, &report, t_read, t_write,
+    print_verbose (opt, &params, &in, &report, t_startup, t_read, t_write,
                    now_seconds () - t0);
   if (opt->reference)
     print_psnr_report (&in, &out, &ref);
@@ -1313,6 +1323,9 @@ main (int argc, char **argv)
 
   if (parsed != 0)
     return parsed < 0 ? EXIT_USAGE : EXIT_SUCCESS;
+  /* Create the CUDA context while the input is read.  */
+  if (opt.is_batch || opt.action == ACTION_DENOISE)
+    bm3d_backend_warm_up (&opt.params);
   if (opt.profile_in)
     {
       char error[512];

@@ -100,6 +100,9 @@ typedef struct
                                     Deflate (default IMAGE_PNG_LEVEL)   */
   const atomic_int  *cancel;     /* when set and non-zero, stop: the
                                     write fails with "interrupted"      */
+  int                threads;    /* threads that compress a PNG at
+                                    levels 0 and 1; 0 = every core (the
+                                    file is the same for any number)    */
 } ImageWriteOptions;
 
 #define IMAGE_JPEG_QUALITY 95

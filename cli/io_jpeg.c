@@ -347,16 +347,18 @@ jpeg_write_pixels (JpegWriter *w, const char *path, FILE *fp,
                                * img->channels;
           float *dst = w->samples + i * row_values;
 
-          if (colour == img->channels)
-            memcpy (dst, src, row_values * sizeof *dst);
-          else
-            for (int x = 0; x < img->width; x++)
-              memcpy (dst + (size_t) x * colour,
-                      src + (size_t) x * img->channels,
-                      colour * sizeof *dst);
           rows[i] = w->rows + i * row_values;
+          /* Without alpha the image's rows convert as they are.  */
+          if (colour == img->channels)
+            {
+              io_row_to_u8 (src, rows[i], row_values);
+              continue;
+            }
+          for (int x = 0; x < img->width; x++)
+            memcpy (dst + (size_t) x * colour,
+                    src + (size_t) x * img->channels, colour * sizeof *dst);
+          io_row_to_u8 (dst, rows[i], row_values);
         }
-      io_row_to_u8 (w->samples, w->rows, n * row_values);
       jpeg_write_scanlines (cinfo, rows, n);
       if (io_cancelled (options))
         {

@@ -17,11 +17,14 @@
 
 #include "io_codec.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #ifdef HAVE_LIBPNG
 #include <png.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <zlib.h>
 
 /* Rows are handed to zlib in IDAT chunks of this size (libpng's default
@@ -45,6 +48,7 @@ typedef struct
   unsigned char *pixels;
   png_bytep     *rows;
   int            icc_dropped;   /* libpng left the iCCP chunk out      */
+  struct png_slices *slices;    /* levels 0 and 1: the writer's slices */
 } PngContext;
 
 static void
@@ -105,7 +109,7 @@ static int
 png_read_pixels (PngContext *ctx, FILE *fp, Image *img)
 {
   png_uint_32 width, height;
-  int bit_depth, colour_type, channels, depth;
+  int bit_depth, colour_type, channels, depth, interlaced;
   size_t row_bytes, row_values;
 
   if (setjmp (png_jmpbuf (ctx->png)))
@@ -144,7 +148,12 @@ png_read_pixels (PngContext *ctx, FILE *fp, Image *img)
                     ctx->path);
       return -1;
     }
-  ctx->pixels = malloc (row_bytes * height);
+  /* An interlaced file's passes need every row at once; any other is
+   * read a row at a time into one row's buffer, converted while it is
+   * in the cache.  */
+  interlaced = png_get_interlace_type (ctx->png, ctx->info)
+               != PNG_INTERLACE_NONE;
+  ctx->pixels = malloc (row_bytes * (interlaced ? height : 1));
   ctx->rows = malloc (height * sizeof *ctx->rows);
   if (!ctx->pixels || !ctx->rows
       || image_alloc (img, (int) width, (int) height, channels,
@@ -156,20 +165,23 @@ png_read_pixels (PngContext *ctx, FILE *fp, Image *img)
       return -1;
     }
   for (png_uint_32 y = 0; y < height; y++)
-    ctx->rows[y] = ctx->pixels + y * row_bytes;
-  png_read_image (ctx->png, ctx->rows);
-  png_read_end (ctx->png, ctx->info);
+    ctx->rows[y] = ctx->pixels + (interlaced ? y * row_bytes : 0);
+  if (interlaced)
+    png_read_image (ctx->png, ctx->rows);
 
   row_values = (size_t) width * channels;
   for (png_uint_32 y = 0; y < height; y++)
     {
       float *dst = img->data + y * row_values;
 
+      if (!interlaced)
+        png_read_row (ctx->png, ctx->rows[y], NULL);
       if (depth == 16)
         io_row_from_be16 (ctx->rows[y], dst, row_values);
       else
         io_row_from_u8 (ctx->rows[y], dst, row_values);
     }
+  png_read_end (ctx->png, ctx->info);
   if (png_get_metadata (ctx, img) < 0)
     {
       io_set_error (ctx->error, ctx->error_len, "%s: out of memory",
@@ -184,7 +196,7 @@ read_png (const char *path, FILE *fp, Image *img, char *error,
           size_t error_len)
 {
   PngContext ctx = { path, error, error_len, fp, NULL, NULL, NULL, NULL,
-                     0 };
+                     0, NULL };
   unsigned char signature[8];
   int status;
 
@@ -210,6 +222,283 @@ read_png (const char *path, FILE *fp, Image *img, char *error,
   free (ctx.pixels);
   free (ctx.rows);
   return status;
+}
+
+/* ---- levels 0 and 1: slices of rows compressed side by side -----------
+ *
+ * The image data of a PNG is one zlib stream.  Its rows are cut into
+ * slices of about PNG_SLICE_BYTES; each is filtered and deflated by
+ * itself (raw deflate, ended by a sync flush: byte-aligned blocks none
+ * of which is the last), and the slices joined in order make one valid
+ * stream, closed by the last slice's final block and the Adler-32 of
+ * all the data (combined from the slices').  A slice cannot match bytes
+ * of the one before: with level 1's run-length matches that costs a few
+ * bytes a slice.  The slices depend on the image alone, so the file is
+ * the same for any number of threads.  */
+
+#define PNG_SLICE_BYTES    ((size_t) 2 << 20)
+#define PNG_SLICE_MIN_ROWS 8
+#define PNG_MAX_THREADS    64
+
+typedef struct
+{
+  int            first, rows;    /* the slice's rows                    */
+  unsigned char *out;            /* its deflate data                    */
+  size_t         out_len;
+  uLong          adler;          /* of its filtered rows                */
+  size_t         in_len;
+  int            failed;         /* out of memory, or zlib refused      */
+} PngSlice;
+
+typedef struct png_slices
+{
+  const Image             *img;
+  const ImageWriteOptions *options;
+  int                      depth;
+  size_t                   row_bytes;  /* without the filter byte        */
+  int                      bpp;        /* bytes a pixel, for the filter  */
+  PngSlice                *slices;
+  int                      n_slices;
+  atomic_int               next;
+  atomic_int               stop;
+} PngSlices;
+
+static void
+png_row_bytes (const PngSlices *ps, int y, unsigned char *dst)
+{
+  size_t values = (size_t) ps->img->width * ps->img->channels;
+  const float *src = ps->img->data + (size_t) y * values;
+
+  if (ps->depth == 16)
+    io_row_to_be16 (src, dst, values);
+  else
+    io_row_to_u8 (src, dst, values);
+}
+
+/* Filter type 3 (Average) of `row` over `above` (zeros for the first
+ * row) into `out`, after its filter byte.  */
+static void
+png_filter_average (const unsigned char *row, const unsigned char *above,
+                    size_t n, int bpp, unsigned char *out)
+{
+  out[0] = 3;
+  for (size_t i = 0; i < (size_t) bpp && i < n; i++)
+    out[1 + i] = (unsigned char) (row[i] - (above[i] >> 1));
+  for (size_t i = bpp; i < n; i++)
+    out[1 + i] = (unsigned char) (row[i] - ((row[i - bpp] + above[i]) >> 1));
+}
+
+static int
+png_slice_deflate (PngSlices *ps, PngSlice *slice, unsigned char *rows)
+{
+  int level = ps->options->png_level;
+  size_t n = ps->row_bytes;
+  unsigned char *above = rows, *row = rows + n, *filtered = rows + 2 * n;
+  z_stream z;
+  int status = 0;
+
+  memset (&z, 0, sizeof z);
+  if (deflateInit2 (&z, level, Z_DEFLATED, -15, 8,
+                    level == 1 ? Z_RLE : Z_DEFAULT_STRATEGY) != Z_OK)
+    return -1;
+  slice->in_len = (size_t) slice->rows * (n + 1);
+  /* Room for the worst case and the closing flush.  */
+  slice->out_len = deflateBound (&z, (uLong) slice->in_len) + 16;
+  slice->out = malloc (slice->out_len);
+  if (!slice->out)
+    {
+      deflateEnd (&z);
+      return -1;
+    }
+  z.next_out = slice->out;
+  z.avail_out = (uInt) slice->out_len;
+  slice->adler = adler32 (0L, Z_NULL, 0);
+  if (slice->first > 0 && level == 1)
+    png_row_bytes (ps, slice->first - 1, above);
+  else
+    memset (above, 0, n);
+  for (int y = slice->first; y < slice->first + slice->rows; y++)
+    {
+      int last_row = y == slice->first + slice->rows - 1;
+      int flush = !last_row ? Z_NO_FLUSH
+                  : y == ps->img->height - 1 ? Z_FINISH : Z_SYNC_FLUSH;
+      unsigned char *swap;
+
+      png_row_bytes (ps, y, row);
+      if (level == 1)
+        png_filter_average (row, above, n, ps->bpp, filtered);
+      else
+        {
+          filtered[0] = 0;
+          memcpy (filtered + 1, row, n);
+        }
+      slice->adler = adler32_z (slice->adler, filtered, n + 1);
+      z.next_in = filtered;
+      z.avail_in = (uInt) (n + 1);
+      int ret = deflate (&z, flush);
+
+      /* The output has room for the worst case: all input taken, and a
+       * flush or the end complete.  */
+      if (ret == Z_STREAM_ERROR || z.avail_in != 0
+          || (flush == Z_FINISH && ret != Z_STREAM_END)
+          || (flush == Z_SYNC_FLUSH && z.avail_out == 0))
+        {
+          status = -1;
+          break;
+        }
+      swap = above, above = row, row = swap;
+      if (atomic_load (&ps->stop) || io_cancelled (ps->options))
+        {
+          atomic_store (&ps->stop, 1);
+          status = -1;
+          break;
+        }
+    }
+  slice->out_len -= z.avail_out;
+  deflateEnd (&z);
+  /* Keep what was written alone: every slice waits until all are done.  */
+  if (status == 0 && slice->out_len > 0)
+    {
+      unsigned char *kept = realloc (slice->out, slice->out_len);
+
+      if (kept)
+        slice->out = kept;
+    }
+  return status;
+}
+
+static void *
+png_slice_worker (void *data)
+{
+  PngSlices *ps = data;
+  unsigned char *rows = malloc (3 * ps->row_bytes + 1);
+
+  for (;;)
+    {
+      int i = atomic_fetch_add (&ps->next, 1);
+
+      if (i >= ps->n_slices)
+        break;
+      if (!rows || atomic_load (&ps->stop)
+          || png_slice_deflate (ps, &ps->slices[i], rows) < 0)
+        {
+          ps->slices[i].failed = 1;
+          atomic_store (&ps->stop, 1);
+        }
+    }
+  free (rows);
+  return NULL;
+}
+
+static int
+png_thread_count (const ImageWriteOptions *options, int n_slices)
+{
+  long cores = sysconf (_SC_NPROCESSORS_ONLN);
+  int threads = options->threads > 0 ? options->threads
+                                     : (int) (cores > 0 ? cores : 1);
+
+  if (threads > PNG_MAX_THREADS)
+    threads = PNG_MAX_THREADS;
+  return threads < n_slices ? threads : n_slices;
+}
+
+/* Deflates every slice, on up to options->threads threads (the calling
+ * one among them).  */
+static int
+png_slices_run (PngSlices *ps)
+{
+  pthread_t threads[PNG_MAX_THREADS];
+  int wanted = png_thread_count (ps->options, ps->n_slices), started = 0;
+
+  for (int i = 1; i < wanted; i++, started++)
+    if (pthread_create (&threads[started], NULL, png_slice_worker, ps) != 0)
+      break;
+  png_slice_worker (ps);
+  for (int i = 0; i < started; i++)
+    pthread_join (threads[i], NULL);
+  for (int i = 0; i < ps->n_slices; i++)
+    if (ps->slices[i].failed)
+      return -1;
+  return 0;
+}
+
+/* Writes `len` bytes of the stream as IDAT chunks of PNG_IDAT_BYTES.  */
+static void
+png_put_idat (png_structp png, const unsigned char *data, size_t len)
+{
+  while (len > 0)
+    {
+      size_t n = len < PNG_IDAT_BYTES ? len : PNG_IDAT_BYTES;
+
+      png_write_chunk (png, (png_const_bytep) "IDAT", data, n);
+      data += n;
+      len -= n;
+    }
+}
+
+/* The zlib stream: header, the slices, the Adler-32; then IEND, which
+ * png_write_end () would refuse to write after IDATs it did not make
+ * (it adds nothing else here: the metadata went before the data).  */
+static void
+png_put_stream (png_structp png, const PngSlices *ps)
+{
+  /* CMF: deflate, 32 KiB window; FLG: the fastest level, no
+   * dictionary, check bits making CMF * 256 + FLG a multiple of 31.  */
+  static const unsigned char header[2] = { 0x78, 0x01 };
+  unsigned char trailer[4];
+  uLong adler = adler32 (0L, Z_NULL, 0);
+
+  png_put_idat (png, header, sizeof header);
+  for (int i = 0; i < ps->n_slices; i++)
+    {
+      const PngSlice *slice = &ps->slices[i];
+
+      png_put_idat (png, slice->out, slice->out_len);
+      adler = adler32_combine (adler, slice->adler, (z_off_t) slice->in_len);
+    }
+  for (int i = 0; i < 4; i++)
+    trailer[i] = (unsigned char) (adler >> (24 - 8 * i));
+  png_put_idat (png, trailer, sizeof trailer);
+  png_write_chunk (png, (png_const_bytep) "IEND", NULL, 0);
+}
+
+static int
+png_slices_init (PngSlices *ps, const Image *img,
+                 const ImageWriteOptions *options)
+{
+  int rows;
+
+  memset (ps, 0, sizeof *ps);
+  ps->img = img;
+  ps->options = options;
+  ps->depth = options->depth;
+  ps->bpp = img->channels * (options->depth / 8);
+  ps->row_bytes = (size_t) img->width * ps->bpp;
+  rows = (int) (PNG_SLICE_BYTES / ps->row_bytes);
+  if (rows < PNG_SLICE_MIN_ROWS)
+    rows = PNG_SLICE_MIN_ROWS;
+  ps->n_slices = (img->height + rows - 1) / rows;
+  ps->slices = calloc ((size_t) ps->n_slices, sizeof *ps->slices);
+  if (!ps->slices)
+    return -1;
+  for (int i = 0; i < ps->n_slices; i++)
+    {
+      ps->slices[i].first = i * rows;
+      ps->slices[i].rows = img->height - i * rows < rows
+                           ? img->height - i * rows : rows;
+    }
+  return 0;
+}
+
+static void
+png_slices_free (PngSlices *ps)
+{
+  if (!ps->slices)
+    return;
+  for (int i = 0; i < ps->n_slices; i++)
+    free (ps->slices[i].out);
+  free (ps->slices);
+  ps->slices = NULL;
 }
 
 /* The part of the write that libpng may leave by longjmp.  */
@@ -267,6 +556,18 @@ png_write_pixels (PngContext *ctx, FILE *fp, const Image *img,
     png_set_eXIf_1 (ctx->png, ctx->info, (png_uint_32) img->meta.exif_len,
                     img->meta.exif);
   png_write_info (ctx->png, ctx->info);
+  if (ctx->slices)
+    {
+      if (png_slices_run (ctx->slices) < 0)
+        {
+          io_set_error (ctx->error, ctx->error_len, "%s: %s", ctx->path,
+                        io_cancelled (options) ? "interrupted"
+                                               : "out of memory");
+          return -1;
+        }
+      png_put_stream (ctx->png, ctx->slices);
+      return 0;
+    }
   for (int y = 0; y < img->height; y++)
     {
       const float *src = img->data + (size_t) y * row_values;
@@ -292,7 +593,8 @@ write_png (const char *path, FILE *fp, const Image *img,
            const ImageWriteOptions *options, char *error, size_t error_len)
 {
   PngContext ctx = { path, error, error_len, NULL, NULL, NULL, NULL, NULL,
-                     0 };
+                     0, NULL };
+  PngSlices slices;
   int colour = io_colour (img);
   int status;
 
@@ -312,8 +614,20 @@ write_png (const char *path, FILE *fp, const Image *img,
       io_set_error (error, error_len, "%s: out of memory", path);
       return -1;
     }
+  if (options->png_level <= 1)
+    {
+      if (png_slices_init (&slices, img, options) < 0)
+        {
+          png_destroy_write_struct (&ctx.png, &ctx.info);
+          io_set_error (error, error_len, "%s: out of memory", path);
+          return -1;
+        }
+      ctx.slices = &slices;
+    }
   status = png_write_pixels (&ctx, fp, img, options);
   png_destroy_write_struct (&ctx.png, &ctx.info);
+  if (ctx.slices)
+    png_slices_free (ctx.slices);
   free (ctx.pixels);
   return status;
 }

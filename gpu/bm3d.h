@@ -239,6 +239,10 @@ typedef struct
   int           fell_back;        /* auto ran on the CPU: one of below      */
   double        seconds_total;
   double        seconds_phase[2]; /* hard-threshold, Wiener (summed tiles)  */
+  /* Part of seconds_total spent waiting for the CUDA device to start:
+   * the context's creation, or what bm3d_backend_warm_up () had left of
+   * it; 0 on the CPU backend and once the device is up.  */
+  double        seconds_startup;
   size_t        peak_host_bytes;  /* engine allocations, high-water mark    */
   size_t        peak_device_bytes;
   /* The white-noise sigma the call followed: params->sigma, or with a
@@ -392,6 +396,18 @@ int          bm3d_isoline_variant_parse (const char *name);
  * exists.  When it returns 0 and `why` is non-NULL, a one-line reason is
  * written there.  Cheap after the first call.  */
 int          bm3d_cuda_available (char *why, size_t why_len);
+
+/* Start the backend `params` may run on (CUDA under "auto" and "cuda",
+ * device params->device; NULL means "auto" on device 0) on a thread of
+ * its own and return at once, so that creating the CUDA context (about
+ * 0.2 s) overlaps the caller's own work, reading the image say.  The
+ * first call that needs the device waits for what is left
+ * (bm3d_report.seconds_startup).  Only the first call in a process
+ * starts anything; a no-op for the CPU backend and in a build without
+ * CUDA.  Never calling it is fine too: the first engine call then
+ * starts the device itself.  A process that exits while the thread is
+ * still at work waits for it first.  */
+void         bm3d_backend_warm_up (const bm3d_params *params);
 
 /* CUDA devices this process can use (0 without CUDA), and the name of
  * device `device` ("NVIDIA H100 80GB HBM3").  The name function returns

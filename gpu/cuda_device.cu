@@ -15,7 +15,9 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cuda_device.cuh"
 
@@ -221,6 +223,127 @@ device_at (int ordinal)
   if (ordinal < 0 || ordinal >= BM3D_CUDA_MAX_DEVICES)
     return NULL;
   return &g_devices[ordinal];
+}
+
+/* ---- start-up on a thread of its own ----------------------------------
+ *
+ * Creating a context costs about 0.2 s (driver initialisation, the
+ * primary context, the module's code), as long as the engine takes for a
+ * small photo.  bm3d_backend_warm_up () does it on a detached thread
+ * while the caller reads its input.  The thread takes the device's lock
+ * for the probe, so the first engine call simply waits on that lock for
+ * whatever is left; a probe already done returns at once.  */
+
+typedef struct
+{
+  pthread_mutex_t lock;
+  pthread_cond_t  done;
+  int             started;   /* a warm-up thread was asked for      */
+  int             running;   /* ... and has not finished yet        */
+  int             device;
+} warm_up_state;
+
+static warm_up_state g_warm = { PTHREAD_MUTEX_INITIALIZER,
+                                PTHREAD_COND_INITIALIZER, 0, 0, 0 };
+
+/* Set once a device's probe is done (whatever it found): from then on
+ * bm3d_cuda_wait_ready () returns without the device's lock, which an
+ * engine call on that device holds throughout (a batch's second worker
+ * prepares its image meanwhile).  */
+static int g_probed[BM3D_CUDA_MAX_DEVICES];
+
+static void
+device_probe_locked (bm3d_cuda_device *dev)
+{
+  if (__atomic_load_n (&g_probed[dev->ordinal], __ATOMIC_ACQUIRE))
+    return;
+  pthread_mutex_lock (&dev->lock);
+  (void) probe (dev);
+  pthread_mutex_unlock (&dev->lock);
+  __atomic_store_n (&g_probed[dev->ordinal], 1, __ATOMIC_RELEASE);
+}
+
+static void warm_up_wait_at_exit (void);
+
+static void *
+warm_up_thread (void *data)
+{
+  bm3d_cuda_device *dev;
+
+  (void) data;
+  /* The runtime and the driver start here (cudaGetDeviceCount), and may
+   * register exit handlers of their own as they do: registered again
+   * after them, ours runs before theirs for the long part, the
+   * context's creation.  A second run of it does nothing.  */
+  (void) bm3d_cuda_device_count ();
+  (void) atexit (warm_up_wait_at_exit);
+  dev = device_at (g_warm.device);
+  if (dev)
+    device_probe_locked (dev);
+  pthread_mutex_lock (&g_warm.lock);
+  g_warm.running = 0;
+  pthread_cond_broadcast (&g_warm.done);
+  pthread_mutex_unlock (&g_warm.lock);
+  return NULL;
+}
+
+/* Registered before the thread starts, so it runs before the CUDA
+ * runtime's exit handlers registered when the program's code was loaded
+ * (and again by the thread, see there): a process that ends early, on a
+ * bad file say, waits for the driver call in flight instead of tearing
+ * the runtime down under it.  */
+static void
+warm_up_wait_at_exit (void)
+{
+  pthread_mutex_lock (&g_warm.lock);
+  while (g_warm.running)
+    pthread_cond_wait (&g_warm.done, &g_warm.lock);
+  pthread_mutex_unlock (&g_warm.lock);
+}
+
+extern "C" void
+bm3d_cuda_warm_up (int device)
+{
+  pthread_attr_t attr;
+  pthread_t thread;
+
+  if (device < 0 || device >= BM3D_CUDA_MAX_DEVICES)
+    return;
+  pthread_mutex_lock (&g_warm.lock);
+  if (g_warm.started)
+    {
+      pthread_mutex_unlock (&g_warm.lock);
+      return;
+    }
+  g_warm.started = 1;
+  g_warm.device = device;
+  if (atexit (warm_up_wait_at_exit) == 0
+      && pthread_attr_init (&attr) == 0)
+    {
+      g_warm.running = 1;
+      /* Without a thread the first engine call starts the device, as
+       * it always did.  */
+      if (pthread_attr_setdetachstate (&attr, PTHREAD_CREATE_DETACHED) != 0
+          || pthread_create (&thread, &attr, warm_up_thread, NULL) != 0)
+        g_warm.running = 0;
+      pthread_attr_destroy (&attr);
+    }
+  pthread_mutex_unlock (&g_warm.lock);
+}
+
+extern "C" double
+bm3d_cuda_wait_ready (int device)
+{
+  struct timespec t0, t1;
+  bm3d_cuda_device *dev;
+
+  clock_gettime (CLOCK_MONOTONIC, &t0);
+  dev = device_at (device);
+  if (dev)
+    device_probe_locked (dev);
+  clock_gettime (CLOCK_MONOTONIC, &t1);
+  return (double) (t1.tv_sec - t0.tv_sec)
+         + (double) (t1.tv_nsec - t0.tv_nsec) * 1e-9;
 }
 
 extern "C" int

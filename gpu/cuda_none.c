@@ -38,3 +38,16 @@ bm3d_cuda_device_name (int device, char *name, size_t name_len)
     snprintf (name, name_len, "built without CUDA support");
   return 0;
 }
+
+void
+bm3d_cuda_warm_up (int device)
+{
+  (void) device;
+}
+
+double
+bm3d_cuda_wait_ready (int device)
+{
+  (void) device;
+  return 0.0;
+}

@@ -811,6 +811,22 @@ job_noise (bm3d_job *job)
                        ? bm3d_colour_noise_gain[c] : 1.0f);
 }
 
+void
+bm3d_backend_warm_up (const bm3d_params *params)
+{
+  if (params && params->backend == BM3D_BACKEND_CPU)
+    return;
+  bm3d_cuda_warm_up (params ? params->device : 0);
+}
+
+/* The device start-up a call waits for, counted apart from its work.  */
+void
+bm3d_job_wait_for_device (bm3d_job *job)
+{
+  if (job->params->backend != BM3D_BACKEND_CPU)
+    job->report->seconds_startup += bm3d_cuda_wait_ready (job->params->device);
+}
+
 bm3d_status
 bm3d_denoise (const bm3d_image *in, bm3d_image *out,
               const bm3d_params *params, bm3d_report *report)
@@ -837,7 +853,9 @@ bm3d_denoise (const bm3d_image *in, bm3d_image *out,
     }
   else if (params->noise == BM3D_NOISE_PROFILE)
     {
-      /* Camera noise with no profile given: the input's own.  */
+      /* Camera noise with no profile given: the input's own, estimated
+       * on the device when it can (and so after its start).  */
+      bm3d_job_wait_for_device (&job);
       status = bm3d_estimate_profile_job (in, &job, &job.estimated, 0.0);
       if (status != BM3D_OK)
         return status;
@@ -848,8 +866,12 @@ bm3d_denoise (const bm3d_image *in, bm3d_image *out,
   job_prepare (&job, in);
   report->white_sigma = job.white_sigma;
   status = job.algorithm->setup (&job);
+  /* As late as can be: the set-up above overlaps the device's start.  */
   if (status == BM3D_OK)
-    status = run_with_fallback (in, out, &job, params->backend);
+    {
+      bm3d_job_wait_for_device (&job);
+      status = run_with_fallback (in, out, &job, params->backend);
+    }
   if (status == BM3D_OK && params->clipped && job.algorithm->unclips)
     bm3d_unclip (out, job.white_sigma, job.threads);
   report->seconds_total = bm3d_seconds () - start;

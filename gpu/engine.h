@@ -136,6 +136,17 @@ bm3d_status bm3d_cuda_block_autocov (const float *residual, int blocks,
                                      int channels, double *autocov,
                                      bm3d_job *job);
 
+/* cuda_device.cu (cuda_none.c: nothing to do, 0 s): start device
+ * `device` on a detached thread, once a process; and wait until it is
+ * started (by that thread or by this call), returning the seconds
+ * waited.  */
+void        bm3d_cuda_warm_up    (int device);
+double      bm3d_cuda_wait_ready (int device);
+
+/* engine.c: unless the job runs on the CPU, wait for its device to
+ * start, adding the wait to job->report->seconds_startup.  */
+void        bm3d_job_wait_for_device (bm3d_job *job);
+
 #ifdef __cplusplus
 }
 #endif

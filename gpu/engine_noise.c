@@ -171,6 +171,7 @@ bm3d_estimate_noise_profile (const bm3d_image *in, const bm3d_params *params,
   if ((status = bm3d_check_image (in, "input", &job)) != BM3D_OK)
     return status;
   report->backend_used = BM3D_BACKEND_CPU;
+  bm3d_job_wait_for_device (&job);
   status = bm3d_estimate_profile_job (in, &job, profile, 1.0);
   report->seconds_total = bm3d_seconds () - start;
   return status;

@@ -219,6 +219,8 @@ bm3d_files_denoise (const gchar *const *files,
   plan = bm3d_files_plan (files, n_files, out_dir, error);
   if (! plan)
     return -1;
+  /* One CUDA context for the list, started while the first file loads.  */
+  bm3d_run_warm_up (vals);
 
   for (i = 0; i < plan->len; i++)
     {

@@ -548,6 +548,9 @@ run (const gchar      *name,
       : ! read_white_arguments (nparams, param, &vals, values, nreturn_vals))
     return;
 
+  /* The CUDA context starts while the dialog opens (its preview's
+   * first tile then finds the device ready) or the drawable is read.  */
+  bm3d_run_warm_up (&vals);
   if (! bm3d_run_check_drawable (drawable_id, &error))
     {
       /* As before the check moved: a bad id is the caller's mistake.  */

@@ -425,6 +425,8 @@ bm3d_run (GimpProcedure        *procedure,
 
   if (run_mode == GIMP_RUN_INTERACTIVE)
     {
+      /* The preview's first tile then finds the device started.  */
+      bm3d_run_warm_up (&vals);
       if (! bm3d_dialog_run (drawable, &vals))
         return gimp_procedure_new_return_values (procedure, GIMP_PDB_CANCEL,
                                                  NULL);

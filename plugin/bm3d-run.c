@@ -349,6 +349,16 @@ denoise_in_strips (Bm3dDrawable         drawable,
   return TRUE;
 }
 
+void
+bm3d_run_warm_up (const Bm3dValues *vals)
+{
+  bm3d_params params;
+
+  bm3d_params_init (&params);
+  params.backend = (bm3d_backend) vals->backend;
+  bm3d_backend_warm_up (&params);
+}
+
 gboolean
 bm3d_run_denoise (Bm3dDrawable       drawable,
                   const Bm3dValues  *vals,
@@ -366,6 +376,7 @@ bm3d_run_denoise (Bm3dDrawable       drawable,
                                       &area.width, &area.height))
     return TRUE;
 
+  bm3d_run_warm_up (vals);
   bm3d_layout_for (drawable, vals->mode == BM3D_MODE_NLM, &layout);
   bm3d_values_to_params (vals, &layout, &params);
   source = gimp_drawable_get_buffer (drawable);

@@ -34,6 +34,12 @@ const gchar *bm3d_run_locale_dir      (void);
 gboolean     bm3d_run_check_drawable  (Bm3dDrawable       drawable,
                                        GError           **error);
 
+/* Starts the engine's backend for `vals` (the CUDA context) on a thread
+ * of its own, so that it is ready by the time the pixels are: called as
+ * the dialog opens and before the final run reads the drawable.  Cheap
+ * when repeated.  */
+void         bm3d_run_warm_up         (const Bm3dValues  *vals);
+
 /* Denoises the selected part of `drawable` (its bounds; GIMP blends
  * through the mask) with `vals`: for camera noise the profile is
  * measured once, on the middle of the selection, and every strip

@@ -8,7 +8,8 @@ ENGINE_TESTS = \
 	tests/engine-nlm \
 	tests/engine-isoline \
 	tests/engine-estimate \
-	tests/engine-profile
+	tests/engine-profile \
+	tests/engine-warm-up
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
 # tests/data/ (camera.png, astronaut.png, their licence) is distributed
@@ -60,3 +61,21 @@ EXTRA_DIST += tests/data/coffee.png tests/data/chelsea.png \
 tests_engine_profile_SOURCES = tests/engine-profile.c tests/engine-tap.h
 tests_engine_profile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
 tests_engine_profile_LDADD = $(IMAGE_IO_LIBS) $(ENGINE_TEST_LIBS)
+
+# bm3d_backend_warm_up (): processes exiting while the device starts.
+tests_engine_warm_up_SOURCES = tests/engine-warm-up.c tests/engine-tap.h
+tests_engine_warm_up_LDADD = $(ENGINE_TEST_LIBS)
+
+# The PNG writer's slices deflated on several threads (cli/io_png.c).
+check_PROGRAMS += tests/io-png
+TESTS += tests/io-png
+tests_io_png_SOURCES = tests/io-png.c tests/engine-tap.h
+tests_io_png_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli $(PNG_CFLAGS)
+tests_io_png_LDADD = $(IMAGE_IO_LIBS) -lm
+
+# The 8-bit conversions (vector and scalar) against the double rounding.
+check_PROGRAMS += tests/io-convert
+TESTS += tests/io-convert
+tests_io_convert_SOURCES = tests/io-convert.c tests/engine-tap.h
+tests_io_convert_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+tests_io_convert_LDADD = $(IMAGE_IO_LIBS) -lm
