@@ -88,6 +88,11 @@ struct bm3d_job
    * BM3D_ERR_CANCELLED.  Call it from the calling thread only.  */
   int                 (*tick) (bm3d_job *job, double tile_fraction);
 
+  /* Non-zero when the environment sets BM3D_CPU_TRACE: the stages'
+   * and the bands' times go to stderr (bench/cpu-scaling.sh reads
+   * them).  */
+  int                   trace;
+
   /* Private to the dispatcher and these helpers.  */
   double                tile_base;
   double                tile_share;
@@ -104,6 +109,11 @@ const bm3d_noise_profile *bm3d_job_noise_profile (const bm3d_job *job);
 
 /* Write a one-line message into job->report->message (printf style).  */
 void   bm3d_job_message (bm3d_job *job, const char *format, ...)
+  __attribute__ ((format (printf, 2, 3)));
+
+/* One "trace ..." line on stderr when job->trace is set (printf
+ * style): measurements for the benchmarks, never for users.  */
+void   bm3d_job_trace (const bm3d_job *job, const char *format, ...)
   __attribute__ ((format (printf, 2, 3)));
 
 /* Record an allocation high-water mark (bytes now held by the engine).  */
