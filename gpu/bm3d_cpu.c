@@ -29,6 +29,8 @@
 #include "bm3d_cpu_band.h"
 
 #include <math.h>
+#include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifdef _OPENMP
@@ -478,94 +480,174 @@ current_thread (void)
 #endif
 }
 
+/* Report the groups of band `b` of a plane (tests only).  */
+static void
+report_groups (const phase_ctx *ctx, const band_scratch *s, int b,
+               int *sizes, int32_t *members)
+{
+  int r0 = ctx->band_first[b], r1 = ctx->band_first[b + 1];
+  int gmax = ctx->phase->group_max;
+
+  for (int r = r0; r < r1; r++)
+    for (int i = 0; i < ctx->nx; i++)
+      {
+        size_t ref = (size_t) r * ctx->nx + i;
+
+        sizes[ref] = group_members (ctx, s, (r - r0) * ctx->nx + i,
+                                    ctx->ys[r] * ctx->width + ctx->xs[i],
+                                    members + ref * gmax);
+      }
+}
+
+/* The band the k-th task of a phase handles: the even bands first, then
+ * the odd ones.  */
+static int
+band_of_task (int k, int bands)
+{
+  int even = (bands + 1) / 2;
+
+  return k < even ? 2 * k : 2 * (k - even) + 1;
+}
+
+/* Wait until the even bands beside odd band `b` have added their sums
+ * (or the phase was cancelled).  Block matching only reads, so an odd
+ * band matches before it waits; only its sums must come after theirs.  */
+static void
+wait_for_neighbours (const phase_ctx *ctx, const int *band_done, int b,
+                     const int *cancelled)
+{
+  for (;;)
+    {
+      int left = __atomic_load_n (&band_done[b - 1], __ATOMIC_ACQUIRE);
+      int right = b + 1 >= ctx->bands
+                  || __atomic_load_n (&band_done[b + 1], __ATOMIC_ACQUIRE);
+
+      if ((left && right) || __atomic_load_n (cancelled, __ATOMIC_RELAXED))
+        return;
+      sched_yield ();
+    }
+}
+
+/* Per band of a traced phase: seconds matching, filtering, and waiting
+ * for the neighbours.  */
+typedef struct
+{
+  double match, filter, wait;
+} band_times;
+
+static void
+trace_bands (const phase_ctx *ctx, const bm3d_job *job,
+             const band_times *bt, double wall)
+{
+  bm3d_job_trace (job, "phase %dx%d %s bands %d threads %d wall %.3f ms",
+                  ctx->width, ctx->height, ctx->wiener ? "wiener" : "hard",
+                  ctx->bands, job->threads, 1e3 * wall);
+  for (int b = 0; b < ctx->bands; b++)
+    bm3d_job_trace (job, "band %d rows %d match %.3f filter %.3f wait %.3f ms",
+                    b, ctx->band_first[b + 1] - ctx->band_first[b],
+                    1e3 * bt[b].match, 1e3 * bt[b].filter,
+                    1e3 * bt[b].wait);
+}
+
 /* Run block matching and, unless `filter` is 0, filtering over every
- * band: even bands in parallel, then odd bands.  `done` and `share`
- * place the phase in the tile's progress.  */
+ * band.  Bands two apart never touch the same pixel, so every pixel
+ * receives an even band's sums, then an odd band's, whatever the
+ * thread count: the even bands are handed out first, and an odd band
+ * adds its sums once the even bands beside it are done.  Unlike a
+ * barrier between the parities, this lets the odd bands match while
+ * the last even ones filter, and keeps every thread busy when the
+ * bands do not divide among the threads.  `done` and `share` place the
+ * phase in the tile's progress.  */
 static bm3d_status
 run_bands (const phase_ctx *ctx, bm3d_job *job, int filter,
            double done, double share, int *sizes, int32_t *members)
 {
   scratch_sizes z;
   size_t each = scratch_layout (ctx, &z);
+  size_t flags_bytes = sizeof (int) * (size_t) ctx->bands;
   int workers = job->threads;
   char *block;
-  int bands_done = 0, cancelled = 0;
+  int *band_done;
+  band_times *bt = NULL;
+  int next = 0, bands_done = 0, cancelled = 0;
+  double t0 = bm3d_seconds ();
 
-  if (workers > (ctx->bands + 1) / 2)
-    workers = (ctx->bands + 1) / 2;
+  if (workers > ctx->bands)
+    workers = ctx->bands;
   if (workers < 1)
     workers = 1;
   block = bm3d_alloc (job, each * workers);
-  if (!block)
+  band_done = bm3d_alloc (job, flags_bytes);
+  if (job->trace)
+    bt = calloc (ctx->bands, sizeof *bt);
+  if (!block || !band_done)
     {
+      bm3d_free (job, block, each * workers);
+      bm3d_free (job, band_done, flags_bytes);
+      free (bt);
       bm3d_job_message (job, "out of memory for the CPU backend's "
                         "%zu-byte work space", each * workers);
       return BM3D_ERR_OUT_OF_MEMORY;
     }
-  /* Defined values in the padding that vectors run over.  */
-  memset (block, 0, each * workers);
-
-  for (int parity = 0; parity < 2 && !cancelled; parity++)
-    {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(workers)
-#endif
-      for (int b = parity; b < ctx->bands; b += 2)
-        {
-          band_scratch s;
-          int stop, tid = current_thread ();
+  memset (band_done, 0, flags_bytes);
 
 #ifdef _OPENMP
-#pragma omp atomic read
+#pragma omp parallel num_threads(workers)
 #endif
-          stop = cancelled;
-          if (stop)
+  {
+    int tid = current_thread ();
+    band_scratch s;
+
+    /* Defined values in the padding that vectors run over, written by
+     * the thread that uses them.  */
+    memset (block + each * tid, 0, each);
+    scratch_carve (block + each * tid, &z, &s);
+    for (;;)
+      {
+        int k = __atomic_fetch_add (&next, 1, __ATOMIC_RELAXED);
+        int b;
+        double t1, t2, t3;
+
+        if (k >= ctx->bands)
+          break;
+        b = band_of_task (k, ctx->bands);
+        if (__atomic_load_n (&cancelled, __ATOMIC_RELAXED))
+          {
+            __atomic_store_n (&band_done[b], 1, __ATOMIC_RELEASE);
             continue;
-          scratch_carve (block + each * tid, &z, &s);
-          bm3d_cpu_block_match (ctx, &s, b);
-          if (filter)
-            filter_band (ctx, &s, b);
-          else
-            {
-              /* Report the groups of a plane (tests only).  */
-              int r0 = ctx->band_first[b], r1 = ctx->band_first[b + 1];
-              int gmax = ctx->phase->group_max;
+          }
+        t1 = bm3d_seconds ();
+        bm3d_cpu_block_match (ctx, &s, b);
+        t2 = bm3d_seconds ();
+        if (b % 2)
+          wait_for_neighbours (ctx, band_done, b, &cancelled);
+        t3 = bm3d_seconds ();
+        if (filter)
+          filter_band (ctx, &s, b);
+        else
+          report_groups (ctx, &s, b, sizes, members);
+        if (bt)
+          {
+            bt[b].match = t2 - t1;
+            bt[b].wait = t3 - t2;
+            bt[b].filter = bm3d_seconds () - t3;
+          }
+        __atomic_store_n (&band_done[b], 1, __ATOMIC_RELEASE);
+        __atomic_add_fetch (&bands_done, 1, __ATOMIC_RELAXED);
 
-              for (int r = r0; r < r1; r++)
-                for (int i = 0; i < ctx->nx; i++)
-                  {
-                    size_t ref = (size_t) r * ctx->nx + i;
-
-                    sizes[ref] = group_members (ctx, &s, (r - r0) * ctx->nx + i,
-                                                ctx->ys[r] * ctx->width
-                                                + ctx->xs[i],
-                                                members + ref * gmax);
-                  }
-            }
-
-#ifdef _OPENMP
-#pragma omp atomic
-#endif
-          bands_done++;
-          /* Progress and cancellation from the calling thread alone.  */
-          if (tid == 0)
-            {
-              int n;
-
-#ifdef _OPENMP
-#pragma omp atomic read
-#endif
-              n = bands_done;
-              if (job->tick && job->tick (job, done + share * n / ctx->bands))
-                {
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-                  cancelled = 1;
-                }
-            }
-        }
-    }
+        /* Progress and cancellation from the calling thread alone.  */
+        if (tid == 0 && job->tick
+            && job->tick (job, done + share
+                               * __atomic_load_n (&bands_done,
+                                                  __ATOMIC_RELAXED)
+                               / ctx->bands))
+          __atomic_store_n (&cancelled, 1, __ATOMIC_RELAXED);
+      }
+  }
+  if (bt)
+    trace_bands (ctx, job, bt, bm3d_seconds () - t0);
+  free (bt);
+  bm3d_free (job, band_done, flags_bytes);
   bm3d_free (job, block, each * workers);
   if (!cancelled && job->tick && job->tick (job, done + share))
     cancelled = 1;
@@ -666,27 +748,50 @@ static bm3d_status
 run_phase (phase_ctx *ctx, bm3d_job *job, float **result, double done,
            double share)
 {
-  size_t n = (size_t) ctx->width * ctx->height;
   int *grid;
   size_t grid_bytes;
   bm3d_status status;
 
+  double t0;
+
   if (!grid_alloc (ctx, job, &grid, &grid_bytes))
     return BM3D_ERR_OUT_OF_MEMORY;
-  for (int c = 0; c < ctx->channels; c++)
+  /* The whole-tile loops split the rows among the threads: on one, they
+   * would cost a 16-thread run several percent of its time.  */
+  t0 = bm3d_seconds ();
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(job->threads)
+#endif
+  for (int k = 0; k < ctx->channels * ctx->height; k++)
     {
-      memset (ctx->num[c], 0, n * sizeof (float));
-      memset (ctx->den[c], 0, n * sizeof (float));
+      int c = k / ctx->height;
+      size_t o = (size_t) (k % ctx->height) * ctx->width;
+
+      memset (ctx->num[c] + o, 0, ctx->width * sizeof (float));
+      memset (ctx->den[c] + o, 0, ctx->width * sizeof (float));
     }
+  bm3d_job_trace (job, "stage zero_sums %.3f ms", 1e3 * (bm3d_seconds () - t0));
   status = run_bands (ctx, job, 1, done, share, NULL, NULL);
   bm3d_free (job, grid, grid_bytes);
   if (status != BM3D_OK)
     return status;
 
-  for (int c = 0; c < ctx->channels; c++)
-    for (size_t i = 0; i < n; i++)
-      result[c][i] = ctx->den[c][i] > 0.0f
-                     ? ctx->num[c][i] / ctx->den[c][i] : ctx->noisy[c][i];
+  t0 = bm3d_seconds ();
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(job->threads)
+#endif
+  for (int k = 0; k < ctx->channels * ctx->height; k++)
+    {
+      int c = k / ctx->height;
+      size_t o = (size_t) (k % ctx->height) * ctx->width;
+      const float *num = ctx->num[c] + o, *den = ctx->den[c] + o;
+      const float *noisy = ctx->noisy[c] + o;
+      float *out = result[c] + o;
+
+      for (int x = 0; x < ctx->width; x++)
+        out[x] = den[x] > 0.0f ? num[x] / den[x] : noisy[x];
+    }
+  bm3d_job_trace (job, "stage ratio %.3f ms", 1e3 * (bm3d_seconds () - t0));
   return BM3D_OK;
 }
 
