@@ -132,6 +132,16 @@ typedef bm3d_status (*bm3d_tile_func) (const bm3d_planes *noisy,
                                        bm3d_planes       *out,
                                        bm3d_job          *job);
 
+/* Denoise `n` tiles at once, noisy[i] into out[i] (each as for
+ * bm3d_tile_func), their work in one pool of threads.  */
+typedef bm3d_status (*bm3d_tiles_func) (const bm3d_planes *noisy,
+                                        bm3d_planes       *out,
+                                        int                n,
+                                        bm3d_job          *job);
+
+/* The most tiles a bm3d_tiles_func takes.  */
+#define BM3D_TILES_IN_FLIGHT_MAX 4
+
 /* One tile of the plan every tiled path shares: the read rectangle
  * (core plus `margin`, clipped to the image, widened to a patch only
  * for images smaller than one) and the core written back.  */
