@@ -32,6 +32,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -509,6 +510,12 @@ band_of_task (int k, int bands)
   return k < even ? 2 * k : 2 * (k - even) + 1;
 }
 
+/* Yields before a waiting thread sleeps between looks: a band takes
+ * tens of milliseconds, and a sleeping thread leaves its core to the
+ * bands it waits for when the machine has more threads than cores.  */
+#define WAIT_YIELDS 64
+#define WAIT_SLEEP_NS 100000
+
 /* Wait until the even bands beside odd band `b` have added their sums
  * (or the phase was cancelled).  Block matching only reads, so an odd
  * band matches before it waits; only its sums must come after theirs.  */
@@ -516,7 +523,9 @@ static void
 wait_for_neighbours (const phase_ctx *ctx, const int *band_done, int b,
                      const int *cancelled)
 {
-  for (;;)
+  const struct timespec pause = { 0, WAIT_SLEEP_NS };
+
+  for (int looks = 0;; looks++)
     {
       int left = __atomic_load_n (&band_done[b - 1], __ATOMIC_ACQUIRE);
       int right = b + 1 >= ctx->bands
@@ -524,7 +533,10 @@ wait_for_neighbours (const phase_ctx *ctx, const int *band_done, int b,
 
       if ((left && right) || __atomic_load_n (cancelled, __ATOMIC_RELAXED))
         return;
-      sched_yield ();
+      if (looks < WAIT_YIELDS)
+        sched_yield ();
+      else
+        nanosleep (&pause, NULL);
     }
 }
 
