@@ -13,9 +13,11 @@
  * band's writes reach at most half a search window plus a patch beyond
  * its rows, and bands are taller than that reach twice over, so bands
  * two apart never touch the same pixel: the even bands run in parallel,
- * then the odd ones.  Every pixel then receives its sums in the same
- * order whatever the thread count, and the output is bit-identical for
- * any number of threads.
+ * and an odd band adds its sums once the two even bands beside it are
+ * done.  Every pixel then receives its sums in the same order whatever
+ * the thread count, and the output is bit-identical for any number of
+ * threads.  With many threads, the bands of several tiles share one
+ * pool (bm3d_cpu_tiles).
  *
  * The steps are those the CUDA backend mirrors: block_match (exhaustive
  * search, groups = the reference, then the best candidates by distance

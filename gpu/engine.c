@@ -262,9 +262,9 @@ mirror (int i, int n)
 
 /* Colour-transform the tile's read rectangle of `in` into planes.  The
  * whole-image loops below split their rows among the job's threads:
- * run on one, they cost a 16-thread run a tenth of its time (Amdahl),
- * and the planes' pages are first touched by the threads that use
- * them.  */
+ * 1.5 % of a one-thread run, on one thread they would be a sixth of a
+ * 16-thread run (docs/cpu-speed.md, "Scaling"); and the planes' pages
+ * are first touched by the threads that use them.  */
 static void
 extract_tile (const bm3d_image *in, const bm3d_tile_rect *t, bm3d_planes *p,
               const float (*fwd)[3], int threads)
