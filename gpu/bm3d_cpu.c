@@ -13,9 +13,11 @@
  * band's writes reach at most half a search window plus a patch beyond
  * its rows, and bands are taller than that reach twice over, so bands
  * two apart never touch the same pixel: the even bands run in parallel,
- * then the odd ones.  Every pixel then receives its sums in the same
- * order whatever the thread count, and the output is bit-identical for
- * any number of threads.
+ * and an odd band adds its sums once the two even bands beside it are
+ * done.  Every pixel then receives its sums in the same order whatever
+ * the thread count, and the output is bit-identical for any number of
+ * threads.  With many threads, the bands of several tiles share one
+ * pool (bm3d_cpu_tiles).
  *
  * The steps are those the CUDA backend mirrors: block_match (exhaustive
  * search, groups = the reference, then the best candidates by distance
@@ -29,7 +31,10 @@
 #include "bm3d_cpu_band.h"
 
 #include <math.h>
+#include <sched.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -478,94 +483,207 @@ current_thread (void)
 #endif
 }
 
+/* Report the groups of band `b` of a plane (tests only).  */
+static void
+report_groups (const phase_ctx *ctx, const band_scratch *s, int b,
+               int *sizes, int32_t *members)
+{
+  int r0 = ctx->band_first[b], r1 = ctx->band_first[b + 1];
+  int gmax = ctx->phase->group_max;
+
+  for (int r = r0; r < r1; r++)
+    for (int i = 0; i < ctx->nx; i++)
+      {
+        size_t ref = (size_t) r * ctx->nx + i;
+
+        sizes[ref] = group_members (ctx, s, (r - r0) * ctx->nx + i,
+                                    ctx->ys[r] * ctx->width + ctx->xs[i],
+                                    members + ref * gmax);
+      }
+}
+
+/* The band the k-th task of a phase handles: the even bands first, then
+ * the odd ones.  */
+static int
+band_of_task (int k, int bands)
+{
+  int even = (bands + 1) / 2;
+
+  return k < even ? 2 * k : 2 * (k - even) + 1;
+}
+
+/* Yields before a waiting thread sleeps between looks: a band takes
+ * tens of milliseconds, and a sleeping thread leaves its core to the
+ * bands it waits for when the machine has more threads than cores.  */
+#define WAIT_YIELDS 64
+#define WAIT_SLEEP_NS 100000
+
+/* Wait until the even bands beside odd band `b` have added their sums
+ * (or the phase was cancelled).  Block matching only reads, so an odd
+ * band matches before it waits; only its sums must come after theirs.  */
+static void
+wait_for_neighbours (const phase_ctx *ctx, const int *band_done, int b,
+                     const int *cancelled)
+{
+  const struct timespec pause = { 0, WAIT_SLEEP_NS };
+
+  for (int looks = 0;; looks++)
+    {
+      int left = __atomic_load_n (&band_done[b - 1], __ATOMIC_ACQUIRE);
+      int right = b + 1 >= ctx->bands
+                  || __atomic_load_n (&band_done[b + 1], __ATOMIC_ACQUIRE);
+
+      if ((left && right) || __atomic_load_n (cancelled, __ATOMIC_RELAXED))
+        return;
+      if (looks < WAIT_YIELDS)
+        sched_yield ();
+      else
+        nanosleep (&pause, NULL);
+    }
+}
+
+/* Per band of a traced phase: seconds matching, filtering, and waiting
+ * for the neighbours.  */
+typedef struct
+{
+  double match, filter, wait;
+} band_times;
+
+static void
+trace_bands (const phase_ctx *ctx, const bm3d_job *job,
+             const band_times *bt, double wall)
+{
+  bm3d_job_trace (job, "phase %dx%d %s bands %d threads %d wall %.3f ms",
+                  ctx->width, ctx->height, ctx->wiener ? "wiener" : "hard",
+                  ctx->bands, job->threads, 1e3 * wall);
+  for (int b = 0; b < ctx->bands; b++)
+    bm3d_job_trace (job, "band %d rows %d match %.3f filter %.3f wait %.3f ms",
+                    b, ctx->band_first[b + 1] - ctx->band_first[b],
+                    1e3 * bt[b].match, 1e3 * bt[b].filter,
+                    1e3 * bt[b].wait);
+}
+
+/* The most tiles one pool of threads works on (bm3d_cpu_tiles).  */
+#define TILES_IN_FLIGHT_MAX BM3D_TILES_IN_FLIGHT_MAX
+
 /* Run block matching and, unless `filter` is 0, filtering over every
- * band: even bands in parallel, then odd bands.  `done` and `share`
- * place the phase in the tile's progress.  */
+ * band of the `n` tiles' phases `ctx` in one pool of threads, tile
+ * after tile.  Bands two apart never touch the same pixel, so every
+ * pixel receives an even band's sums, then an odd band's, whatever the
+ * thread count: a tile's even bands are handed out before its odd ones,
+ * and an odd band adds its sums once the even bands beside it are done.
+ * Unlike a barrier between the parities, this lets the odd bands match
+ * while the last even ones filter, and the next tile's bands keep the
+ * threads busy that a tile's last bands leave idle.  `done` and `share`
+ * place the phase in the tiles' progress.  */
 static bm3d_status
-run_bands (const phase_ctx *ctx, bm3d_job *job, int filter,
+run_bands (phase_ctx *const *ctx, int n, bm3d_job *job, int filter,
            double done, double share, int *sizes, int32_t *members)
 {
-  scratch_sizes z;
-  size_t each = scratch_layout (ctx, &z);
-  int workers = job->threads;
+  scratch_sizes z[TILES_IN_FLIGHT_MAX];
+  int first[TILES_IN_FLIGHT_MAX + 1];
+  size_t each = 0, flags_bytes;
+  int workers = job->threads, total;
   char *block;
-  int bands_done = 0, cancelled = 0;
+  int *band_done;
+  band_times *bt = NULL;
+  int next = 0, bands_done = 0, cancelled = 0;
+  double t0 = bm3d_seconds ();
 
-  if (workers > (ctx->bands + 1) / 2)
-    workers = (ctx->bands + 1) / 2;
+  first[0] = 0;
+  for (int i = 0; i < n; i++)
+    {
+      size_t e = scratch_layout (ctx[i], &z[i]);
+
+      if (e > each)
+        each = e;
+      first[i + 1] = first[i] + ctx[i]->bands;
+    }
+  total = first[n];
+  flags_bytes = sizeof (int) * (size_t) (total > 0 ? total : 1);
+  if (workers > total)
+    workers = total;
   if (workers < 1)
     workers = 1;
   block = bm3d_alloc (job, each * workers);
-  if (!block)
+  band_done = bm3d_alloc (job, flags_bytes);
+  if (job->trace)
+    bt = calloc (total > 0 ? total : 1, sizeof *bt);
+  if (!block || !band_done)
     {
+      bm3d_free (job, block, each * workers);
+      bm3d_free (job, band_done, flags_bytes);
+      free (bt);
       bm3d_job_message (job, "out of memory for the CPU backend's "
                         "%zu-byte work space", each * workers);
       return BM3D_ERR_OUT_OF_MEMORY;
     }
-  /* Defined values in the padding that vectors run over.  */
-  memset (block, 0, each * workers);
-
-  for (int parity = 0; parity < 2 && !cancelled; parity++)
-    {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(workers)
-#endif
-      for (int b = parity; b < ctx->bands; b += 2)
-        {
-          band_scratch s;
-          int stop, tid = current_thread ();
+  memset (band_done, 0, flags_bytes);
 
 #ifdef _OPENMP
-#pragma omp atomic read
+#pragma omp parallel num_threads(workers)
 #endif
-          stop = cancelled;
-          if (stop)
+  {
+    int tid = current_thread (), carved = -1;
+    band_scratch s;
+
+    for (;;)
+      {
+        int k = __atomic_fetch_add (&next, 1, __ATOMIC_RELAXED);
+        int i = 0, b, *tile_done;
+        double t1, t2, t3;
+
+        if (k >= total)
+          break;
+        while (k >= first[i + 1])
+          i++;
+        b = band_of_task (k - first[i], ctx[i]->bands);
+        tile_done = band_done + first[i];
+        if (__atomic_load_n (&cancelled, __ATOMIC_RELAXED))
+          {
+            __atomic_store_n (&tile_done[b], 1, __ATOMIC_RELEASE);
             continue;
-          scratch_carve (block + each * tid, &z, &s);
-          bm3d_cpu_block_match (ctx, &s, b);
-          if (filter)
-            filter_band (ctx, &s, b);
-          else
-            {
-              /* Report the groups of a plane (tests only).  */
-              int r0 = ctx->band_first[b], r1 = ctx->band_first[b + 1];
-              int gmax = ctx->phase->group_max;
+          }
+        if (carved != i)
+          {
+            /* Defined values in the padding that vectors run over,
+             * written by the thread that uses them.  */
+            memset (block + each * tid, 0, each);
+            scratch_carve (block + each * tid, &z[i], &s);
+            carved = i;
+          }
+        t1 = bm3d_seconds ();
+        bm3d_cpu_block_match (ctx[i], &s, b);
+        t2 = bm3d_seconds ();
+        if (b % 2)
+          wait_for_neighbours (ctx[i], tile_done, b, &cancelled);
+        t3 = bm3d_seconds ();
+        if (filter)
+          filter_band (ctx[i], &s, b);
+        else
+          report_groups (ctx[i], &s, b, sizes, members);
+        if (bt)
+          {
+            bt[first[i] + b].match = t2 - t1;
+            bt[first[i] + b].wait = t3 - t2;
+            bt[first[i] + b].filter = bm3d_seconds () - t3;
+          }
+        __atomic_store_n (&tile_done[b], 1, __ATOMIC_RELEASE);
+        __atomic_add_fetch (&bands_done, 1, __ATOMIC_RELAXED);
 
-              for (int r = r0; r < r1; r++)
-                for (int i = 0; i < ctx->nx; i++)
-                  {
-                    size_t ref = (size_t) r * ctx->nx + i;
-
-                    sizes[ref] = group_members (ctx, &s, (r - r0) * ctx->nx + i,
-                                                ctx->ys[r] * ctx->width
-                                                + ctx->xs[i],
-                                                members + ref * gmax);
-                  }
-            }
-
-#ifdef _OPENMP
-#pragma omp atomic
-#endif
-          bands_done++;
-          /* Progress and cancellation from the calling thread alone.  */
-          if (tid == 0)
-            {
-              int n;
-
-#ifdef _OPENMP
-#pragma omp atomic read
-#endif
-              n = bands_done;
-              if (job->tick && job->tick (job, done + share * n / ctx->bands))
-                {
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-                  cancelled = 1;
-                }
-            }
-        }
-    }
+        /* Progress and cancellation from the calling thread alone.  */
+        if (tid == 0 && job->tick
+            && job->tick (job, done + share
+                               * __atomic_load_n (&bands_done,
+                                                  __ATOMIC_RELAXED)
+                               / total))
+          __atomic_store_n (&cancelled, 1, __ATOMIC_RELAXED);
+      }
+  }
+  for (int i = 0; bt && i < n; i++)
+    trace_bands (ctx[i], job, bt + first[i], bm3d_seconds () - t0);
+  free (bt);
+  bm3d_free (job, band_done, flags_bytes);
   bm3d_free (job, block, each * workers);
   if (!cancelled && job->tick && job->tick (job, done + share))
     cancelled = 1;
@@ -660,76 +778,159 @@ phase_setup (phase_ctx *ctx, const bm3d_phase_profile *phase, int wiener)
     load_row (&ctx->kaiser_rows[i], kaiser[i]);
 }
 
-/* One phase over the tile: numerators and denominators from zero, then
- * their ratio into `result`.  */
-static bm3d_status
-run_phase (phase_ctx *ctx, bm3d_job *job, float **result, double done,
-           double share)
+/* Zero a tile's numerators and denominators, rows split among the
+ * threads (on one, the whole-tile loops would cost a 16-thread run
+ * several percent of its time).  */
+static void
+zero_sums (const phase_ctx *ctx, int threads)
 {
-  size_t n = (size_t) ctx->width * ctx->height;
-  int *grid;
-  size_t grid_bytes;
-  bm3d_status status;
-
-  if (!grid_alloc (ctx, job, &grid, &grid_bytes))
-    return BM3D_ERR_OUT_OF_MEMORY;
-  for (int c = 0; c < ctx->channels; c++)
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads)
+#endif
+  for (int k = 0; k < ctx->channels * ctx->height; k++)
     {
-      memset (ctx->num[c], 0, n * sizeof (float));
-      memset (ctx->den[c], 0, n * sizeof (float));
+      int c = k / ctx->height;
+      size_t o = (size_t) (k % ctx->height) * ctx->width;
+
+      memset (ctx->num[c] + o, 0, ctx->width * sizeof (float));
+      memset (ctx->den[c] + o, 0, ctx->width * sizeof (float));
     }
-  status = run_bands (ctx, job, 1, done, share, NULL, NULL);
-  bm3d_free (job, grid, grid_bytes);
+  (void) threads;
+}
+
+/* The estimate, numerator over denominator, into `result`.  */
+static void
+sums_ratio (const phase_ctx *ctx, float *const *result, int threads)
+{
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads)
+#endif
+  for (int k = 0; k < ctx->channels * ctx->height; k++)
+    {
+      int c = k / ctx->height;
+      size_t o = (size_t) (k % ctx->height) * ctx->width;
+      const float *num = ctx->num[c] + o, *den = ctx->den[c] + o;
+      const float *noisy = ctx->noisy[c] + o;
+      float *out = result[c] + o;
+
+      for (int x = 0; x < ctx->width; x++)
+        out[x] = den[x] > 0.0f ? num[x] / den[x] : noisy[x];
+    }
+  (void) threads;
+}
+
+/* One phase over `n` tiles: numerators and denominators from zero, the
+ * bands of all of them in one pool, then each one's ratio into its
+ * `out` planes.  */
+static bm3d_status
+run_phase (phase_ctx *const *ctx, int n, bm3d_job *job, bm3d_planes *out,
+           double done, double share)
+{
+  int *grid[TILES_IN_FLIGHT_MAX] = { NULL };
+  size_t grid_bytes[TILES_IN_FLIGHT_MAX] = { 0 };
+  bm3d_status status = BM3D_OK;
+  double t0;
+
+  for (int i = 0; i < n && status == BM3D_OK; i++)
+    if (!grid_alloc (ctx[i], job, &grid[i], &grid_bytes[i]))
+      status = BM3D_ERR_OUT_OF_MEMORY;
+  if (status == BM3D_OK)
+    {
+      t0 = bm3d_seconds ();
+      for (int i = 0; i < n; i++)
+        zero_sums (ctx[i], job->threads);
+      bm3d_job_trace (job, "stage zero_sums %.3f ms",
+                      1e3 * (bm3d_seconds () - t0));
+      status = run_bands (ctx, n, job, 1, done, share, NULL, NULL);
+    }
+  for (int i = 0; i < n; i++)
+    bm3d_free (job, grid[i], grid_bytes[i]);
   if (status != BM3D_OK)
     return status;
 
-  for (int c = 0; c < ctx->channels; c++)
-    for (size_t i = 0; i < n; i++)
-      result[c][i] = ctx->den[c][i] > 0.0f
-                     ? ctx->num[c][i] / ctx->den[c][i] : ctx->noisy[c][i];
+  t0 = bm3d_seconds ();
+  for (int i = 0; i < n; i++)
+    sums_ratio (ctx[i], out[i].plane, job->threads);
+  bm3d_job_trace (job, "stage ratio %.3f ms", 1e3 * (bm3d_seconds () - t0));
   return BM3D_OK;
 }
 
-bm3d_status
-bm3d_cpu_tile (const bm3d_planes *noisy, bm3d_planes *out, bm3d_job *job)
+int
+bm3d_cpu_tiles_in_flight (const bm3d_job *job)
+{
+  /* A tile of 1536 + 2 x 48 has about 33 bands a phase: 16 threads get
+   * two each, and half of them a third that the other half waits for.
+   * The next tiles' bands fill those waits, at 128 MB a tile; below 8
+   * threads the waits are short and the memory is worth more.  */
+  int n = 1 + job->threads / 8;
+
+  return n < TILES_IN_FLIGHT_MAX ? n : TILES_IN_FLIGHT_MAX;
+}
+
+/* Each tile's phase context, its planes and sums tied in.  */
+static void
+tile_ctx (phase_ctx *ctx, const bm3d_planes *noisy, float *sums)
 {
   size_t n = (size_t) noisy->width * noisy->height;
-  float *sums = NULL;
-  size_t sums_bytes = 2 * (size_t) noisy->channels * n * sizeof (float);
-  phase_ctx ctx;
-  bm3d_status status;
+
+  memset (ctx, 0, sizeof *ctx);
+  ctx->width = noisy->width;
+  ctx->height = noisy->height;
+  ctx->channels = noisy->channels;
+  for (int c = 0; c < noisy->channels; c++)
+    {
+      ctx->noisy[c] = noisy->plane[c];
+      ctx->sigma[c] = noisy->sigma[c];
+      ctx->num[c] = sums + 2 * c * n;
+      ctx->den[c] = sums + (2 * c + 1) * n;
+    }
+}
+
+bm3d_status
+bm3d_cpu_tiles (const bm3d_planes *noisy, bm3d_planes *out, int n,
+                bm3d_job *job)
+{
+  phase_ctx ctx[TILES_IN_FLIGHT_MAX], *ctxp[TILES_IN_FLIGHT_MAX];
+  float *sums[TILES_IN_FLIGHT_MAX] = { NULL };
+  size_t sums_bytes[TILES_IN_FLIGHT_MAX] = { 0 };
+  bm3d_status status = BM3D_OK;
   double t0, weight1 = job->phases == 2 ? 0.4 : 1.0;
 
-  memset (&ctx, 0, sizeof ctx);
-  ctx.width = noisy->width;
-  ctx.height = noisy->height;
-  ctx.channels = noisy->channels;
-  for (int c = 0; c < noisy->channels; c++)
+  if (n < 1 || n > TILES_IN_FLIGHT_MAX)
     {
-      ctx.noisy[c] = noisy->plane[c];
-      ctx.sigma[c] = noisy->sigma[c];
+      bm3d_job_message (job, "%d tiles at once (1 to %d)", n,
+                        TILES_IN_FLIGHT_MAX);
+      return BM3D_ERR_INVALID_ARGUMENT;
     }
-
-  sums = bm3d_alloc (job, sums_bytes);
-  if (!sums)
+  for (int i = 0; i < n && status == BM3D_OK; i++)
     {
-      bm3d_job_message (job, "out of memory for a %dx%d tile's sums",
-                        noisy->width, noisy->height);
-      return BM3D_ERR_OUT_OF_MEMORY;
-    }
-  for (int c = 0; c < noisy->channels; c++)
-    {
-      ctx.num[c] = sums + 2 * c * n;
-      ctx.den[c] = sums + (2 * c + 1) * n;
+      sums_bytes[i] = 2 * (size_t) noisy[i].channels * noisy[i].width
+                      * noisy[i].height * sizeof (float);
+      sums[i] = bm3d_alloc (job, sums_bytes[i]);
+      if (!sums[i])
+        {
+          bm3d_job_message (job, "out of memory for a %dx%d tile's sums",
+                            noisy[i].width, noisy[i].height);
+          status = BM3D_ERR_OUT_OF_MEMORY;
+          break;
+        }
+      tile_ctx (&ctx[i], &noisy[i], sums[i]);
+      ctxp[i] = &ctx[i];
     }
 
   /* Phase 1: the basic estimate, straight into `out`.  */
-  t0 = bm3d_seconds ();
-  phase_setup (&ctx, &job->profile.hard, 0);
-  profile_setup (&ctx, job);
-  ctx.match = noisy->plane[0];
-  status = run_phase (&ctx, job, out->plane, 0.0, weight1);
-  job->report->seconds_phase[0] += bm3d_seconds () - t0;
+  if (status == BM3D_OK)
+    {
+      t0 = bm3d_seconds ();
+      for (int i = 0; i < n; i++)
+        {
+          phase_setup (&ctx[i], &job->profile.hard, 0);
+          profile_setup (&ctx[i], job);
+          ctx[i].match = noisy[i].plane[0];
+        }
+      status = run_phase (ctxp, n, job, out, 0.0, weight1);
+      job->report->seconds_phase[0] += bm3d_seconds () - t0;
+    }
 
   /* Phase 2: Wiener filtering guided by the basic estimate.  The
    * result overwrites the basic estimate only once every band is done
@@ -737,17 +938,27 @@ bm3d_cpu_tile (const bm3d_planes *noisy, bm3d_planes *out, bm3d_job *job)
   if (status == BM3D_OK && job->phases == 2)
     {
       t0 = bm3d_seconds ();
-      phase_setup (&ctx, &job->profile.wiener, 1);
-      profile_setup (&ctx, job);
-      for (int c = 0; c < noisy->channels; c++)
-        ctx.basic[c] = out->plane[c];
-      ctx.match = out->plane[0];
-      status = run_phase (&ctx, job, out->plane, weight1, 1.0 - weight1);
+      for (int i = 0; i < n; i++)
+        {
+          phase_setup (&ctx[i], &job->profile.wiener, 1);
+          profile_setup (&ctx[i], job);
+          for (int c = 0; c < noisy[i].channels; c++)
+            ctx[i].basic[c] = out[i].plane[c];
+          ctx[i].match = out[i].plane[0];
+        }
+      status = run_phase (ctxp, n, job, out, weight1, 1.0 - weight1);
       job->report->seconds_phase[1] += bm3d_seconds () - t0;
     }
 
-  bm3d_free (job, sums, sums_bytes);
+  for (int i = 0; i < n; i++)
+    bm3d_free (job, sums[i], sums_bytes[i]);
   return status;
+}
+
+bm3d_status
+bm3d_cpu_tile (const bm3d_planes *noisy, bm3d_planes *out, bm3d_job *job)
+{
+  return bm3d_cpu_tiles (noisy, out, 1, job);
 }
 
 bm3d_status
@@ -757,7 +968,7 @@ bm3d_cpu_match_plane (const float *plane, int width, int height,
 {
   bm3d_report report;
   bm3d_job job;
-  phase_ctx ctx;
+  phase_ctx ctx, *ctxp;
   int *grid;
   size_t grid_bytes;
   bm3d_status status;
@@ -776,7 +987,8 @@ bm3d_cpu_match_plane (const float *plane, int width, int height,
     return BM3D_ERR_INVALID_SIZE;
   if (!grid_alloc (&ctx, &job, &grid, &grid_bytes))
     return BM3D_ERR_OUT_OF_MEMORY;
-  status = run_bands (&ctx, &job, 0, 0.0, 1.0, sizes, members);
+  ctxp = &ctx;
+  status = run_bands (&ctxp, 1, &job, 0, 0.0, 1.0, sizes, members);
   bm3d_free (&job, grid, grid_bytes);
   return status;
 }

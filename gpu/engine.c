@@ -260,13 +260,20 @@ mirror (int i, int n)
   return i < n ? i : period - 1 - i;
 }
 
-/* Colour-transform the tile's read rectangle of `in` into planes.  */
+/* Colour-transform the tile's read rectangle of `in` into planes.  The
+ * whole-image loops below split their rows among the job's threads:
+ * 1.5 % of a one-thread run, on one thread they would be a sixth of a
+ * 16-thread run (docs/cpu-speed.md, "Scaling"); and the planes' pages
+ * are first touched by the threads that use them.  */
 static void
 extract_tile (const bm3d_image *in, const bm3d_tile_rect *t, bm3d_planes *p,
-              const float (*fwd)[3])
+              const float (*fwd)[3], int threads)
 {
   int colour = p->channels;
 
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads)
+#endif
   for (int y = t->y0; y < t->y1; y++)
     {
       const float *row = in->data + (size_t) mirror (y, in->height) * in->stride;
@@ -284,25 +291,38 @@ extract_tile (const bm3d_image *in, const bm3d_tile_rect *t, bm3d_planes *p,
                                + fwd[c][2] * px[2];
         }
     }
+  (void) threads;
 }
 
 /* Copy the tile's core from `p` into the whole-image planes `dst`.  */
 static void
 store_tile_core (const bm3d_planes *p, const bm3d_tile_rect *t, float **dst,
-                 int width)
+                 int width, int threads)
 {
-  for (int c = 0; c < p->channels; c++)
-    for (int y = t->cy0; y < t->cy1; y++)
+  const int rows = t->cy1 - t->cy0;
+
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads)
+#endif
+  for (int k = 0; k < p->channels * rows; k++)
+    {
+      int c = k / rows, y = t->cy0 + k % rows;
+
       memcpy (dst[c] + (size_t) y * width + t->cx0,
               p->plane[c] + (size_t) (y - t->y0) * p->width + (t->cx0 - t->x0),
               sizeof (float) * (t->cx1 - t->cx0));
+    }
+  (void) threads;
 }
 
 /* Inverse colour transform into `out`; alpha copied bit-exact.  */
 static void
 write_output (const bm3d_image *in, bm3d_image *out, float **planes,
-              int colour, const float (*inv)[3])
+              int colour, const float (*inv)[3], int threads)
 {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads)
+#endif
   for (int y = 0; y < in->height; y++)
     {
       const float *src = in->data + (size_t) y * in->stride;
@@ -324,6 +344,7 @@ write_output (const bm3d_image *in, bm3d_image *out, float **planes,
                     sizeof (float));
         }
     }
+  (void) threads;
 }
 
 static void
@@ -348,19 +369,94 @@ alloc_planes (bm3d_job *job, float **planes, int n, size_t count)
   return 1;
 }
 
+/* Denoise tiles first .. first + n - 1 of the plan (row after row of
+ * `tiles_x`) into `result`: each one's planes, then `func` on it or
+ * `tiles` on all of them.  */
+static bm3d_status
+run_tile_group (const bm3d_image *in, bm3d_job *job, bm3d_tile_func func,
+                bm3d_tiles_func tiles, int side, int tiles_x, int first,
+                int n, float **result)
+{
+  int colour = in->channels - (in->has_alpha ? 1 : 0);
+  size_t image_px = (size_t) in->width * in->height;
+  bm3d_planes noisy[BM3D_TILES_IN_FLIGHT_MAX] = { { 0 } };
+  bm3d_planes denoised[BM3D_TILES_IN_FLIGHT_MAX] = { { 0 } };
+  bm3d_tile_rect t[BM3D_TILES_IN_FLIGHT_MAX];
+  size_t px[BM3D_TILES_IN_FLIGHT_MAX];
+  bm3d_status status = BM3D_OK;
+  double t0;
+
+  job->tile_share = 0.0;
+  for (int i = 0; i < n; i++)
+    {
+      bm3d_tile_rect_for (in->width, in->height, side, job->margin,
+                          (first + i) % tiles_x, (first + i) / tiles_x, &t[i]);
+      noisy[i].width = denoised[i].width = t[i].x1 - t[i].x0;
+      noisy[i].height = denoised[i].height = t[i].y1 - t[i].y0;
+      noisy[i].channels = denoised[i].channels = colour;
+      for (int c = 0; c < colour; c++)
+        noisy[i].sigma[c] = denoised[i].sigma[c] = job->sigma[c];
+      px[i] = (size_t) noisy[i].width * noisy[i].height;
+      job->tile_share += (double) (t[i].cx1 - t[i].cx0)
+                         * (t[i].cy1 - t[i].cy0) / image_px;
+    }
+  if (job->tick (job, 0.0))
+    {
+      bm3d_job_message (job, "cancelled");
+      return BM3D_ERR_CANCELLED;
+    }
+  for (int i = 0; i < n && status == BM3D_OK; i++)
+    if (!alloc_planes (job, noisy[i].plane, colour, px[i])
+        || !alloc_planes (job, denoised[i].plane, colour, px[i]))
+      {
+        bm3d_job_message (job, "out of memory for a %dx%d tile",
+                          noisy[i].width, noisy[i].height);
+        status = BM3D_ERR_OUT_OF_MEMORY;
+      }
+  if (status == BM3D_OK)
+    {
+      t0 = bm3d_seconds ();
+      for (int i = 0; i < n; i++)
+        extract_tile (in, &t[i], &noisy[i], bm3d_job_colour_fwd (job),
+                      job->threads);
+      bm3d_job_trace (job, "stage extract_tile %.3f ms",
+                      1e3 * (bm3d_seconds () - t0));
+      status = tiles ? tiles (noisy, denoised, n, job)
+                     : func (&noisy[0], &denoised[0], job);
+    }
+  t0 = bm3d_seconds ();
+  for (int i = 0; i < n && status == BM3D_OK; i++)
+    store_tile_core (&denoised[i], &t[i], result, in->width, job->threads);
+  bm3d_job_trace (job, "stage store_tile_core %.3f ms",
+                  1e3 * (bm3d_seconds () - t0));
+  for (int i = 0; i < n; i++)
+    {
+      free_planes (job, noisy[i].plane, colour, px[i]);
+      free_planes (job, denoised[i].plane, colour, px[i]);
+    }
+  job->tile_base += job->tile_share;
+  return status;
+}
+
 bm3d_status
 bm3d_run_tiled (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
-                bm3d_tile_func func, int tile_side)
+                bm3d_tile_func func, bm3d_tiles_func tiles, int in_flight,
+                int tile_side)
 {
   int colour = in->channels - (in->has_alpha ? 1 : 0);
   int side = bm3d_tile_side_aligned (job, tile_side);
   float *result[BM3D_MAX_CHANNELS] = { NULL };
   size_t image_px = (size_t) in->width * in->height;
   bm3d_status status = BM3D_OK;
-  int tiles_x, tiles_y;
+  int tiles_x, tiles_y, count;
 
   tiles_x = (in->width + side - 1) / side;
   tiles_y = (in->height + side - 1) / side;
+  count = tiles_x * tiles_y;
+  if (!tiles || in_flight < 1)
+    in_flight = 1;
+  if (in_flight > BM3D_TILES_IN_FLIGHT_MAX)
+    in_flight = BM3D_TILES_IN_FLIGHT_MAX;
 
   if (!alloc_planes (job, result, colour, image_px))
     {
@@ -369,50 +465,20 @@ bm3d_run_tiled (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
       return BM3D_ERR_OUT_OF_MEMORY;
     }
 
-  for (int iy = 0; iy < tiles_y && status == BM3D_OK; iy++)
-    for (int ix = 0; ix < tiles_x && status == BM3D_OK; ix++)
-      {
-        bm3d_planes noisy = { 0 }, denoised = { 0 };
-        bm3d_tile_rect t;
-        size_t n;
-
-        bm3d_tile_rect_for (in->width, in->height, side, job->margin, ix, iy,
-                            &t);
-        noisy.width = denoised.width = t.x1 - t.x0;
-        noisy.height = denoised.height = t.y1 - t.y0;
-        noisy.channels = denoised.channels = colour;
-        for (int c = 0; c < colour; c++)
-          noisy.sigma[c] = denoised.sigma[c] = job->sigma[c];
-        n = (size_t) noisy.width * noisy.height;
-
-        job->tile_share = (double) (t.cx1 - t.cx0) * (t.cy1 - t.cy0) / image_px;
-        if (job->tick (job, 0.0))
-          {
-            bm3d_job_message (job, "cancelled");
-            status = BM3D_ERR_CANCELLED;
-            break;
-          }
-        if (!alloc_planes (job, noisy.plane, colour, n)
-            || !alloc_planes (job, denoised.plane, colour, n))
-          {
-            free_planes (job, noisy.plane, colour, n);
-            bm3d_job_message (job, "out of memory for a %dx%d tile",
-                              noisy.width, noisy.height);
-            status = BM3D_ERR_OUT_OF_MEMORY;
-            break;
-          }
-        extract_tile (in, &t, &noisy, bm3d_job_colour_fwd (job));
-        status = func (&noisy, &denoised, job);
-        if (status == BM3D_OK)
-          store_tile_core (&denoised, &t, result, in->width);
-        free_planes (job, noisy.plane, colour, n);
-        free_planes (job, denoised.plane, colour, n);
-        job->tile_base += job->tile_share;
-      }
+  for (int first = 0; first < count && status == BM3D_OK; first += in_flight)
+    status = run_tile_group (in, job, func, tiles, side, tiles_x, first,
+                             count - first < in_flight ? count - first
+                                                       : in_flight,
+                             result);
 
   if (status == BM3D_OK)
     {
-      write_output (in, out, result, colour, bm3d_job_colour_inv (job));
+      double t0 = bm3d_seconds ();
+
+      write_output (in, out, result, colour, bm3d_job_colour_inv (job),
+                    job->threads);
+      bm3d_job_trace (job, "stage write_output %.3f ms",
+                      1e3 * (bm3d_seconds () - t0));
       /* tile_base is already 1 here: report exactly 1, not 1 + share.  */
       job->tile_base = 1.0;
       job->tile_share = 0.0;
@@ -639,16 +705,18 @@ static const bm3d_algorithm algorithms[] =
 {
   { BM3D_MODE_BM3D, BM3D_COLOUR_OPPONENT, 0, setup_bm3d,
     bm3d_cpu_tile, bm3d_cpu_tile_side,
+    bm3d_cpu_tiles, bm3d_cpu_tiles_in_flight,
     CUDA_BACKEND (bm3d_cuda_tile, bm3d_cuda_tile_side, bm3d_cuda_image) },
   { BM3D_MODE_BM3D_FAST, BM3D_COLOUR_OPPONENT, 0, setup_bm3d,
     bm3d_cpu_tile, bm3d_cpu_tile_side,
+    bm3d_cpu_tiles, bm3d_cpu_tiles_in_flight,
     CUDA_BACKEND (bm3d_cuda_tile, bm3d_cuda_tile_side, bm3d_cuda_image) },
   { BM3D_MODE_NLM, BM3D_COLOUR_RGB, 1, setup_nlm,
-    bm3d_nlm_cpu_tile, bm3d_nlm_cpu_tile_side,
+    bm3d_nlm_cpu_tile, bm3d_nlm_cpu_tile_side, NULL, NULL,
     CUDA_BACKEND (bm3d_nlm_cuda_tile, bm3d_nlm_cuda_tile_side,
                   bm3d_nlm_cuda_image) },
   { BM3D_MODE_ISOLINE, BM3D_COLOUR_OPPONENT, 0, setup_isoline,
-    bm3d_isoline_cpu_tile, bm3d_isoline_cpu_tile_side,
+    bm3d_isoline_cpu_tile, bm3d_isoline_cpu_tile_side, NULL, NULL,
     CUDA_BACKEND (bm3d_isoline_cuda_tile, bm3d_isoline_cuda_tile_side,
                   bm3d_isoline_cuda_image) },
 };
@@ -679,10 +747,13 @@ run_backend (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
 
       if (status != BM3D_ERR_NOT_IMPLEMENTED)
         return status;
-      return bm3d_run_tiled (in, out, job, a->cuda_tile,
+      return bm3d_run_tiled (in, out, job, a->cuda_tile, NULL, 1,
                              a->cuda_tile_side (job));
     }
-  return bm3d_run_tiled (in, out, job, a->cpu_tile, a->cpu_tile_side (job));
+  return bm3d_run_tiled (in, out, job, a->cpu_tile, a->cpu_tiles,
+                         a->cpu_tiles
+                         ? a->cpu_tiles_in_flight (job) : 1,
+                         a->cpu_tile_side (job));
 }
 
 /* CUDA faults that the CPU can recover from under backend "auto".  */

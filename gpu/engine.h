@@ -40,6 +40,10 @@ struct bm3d_algorithm
 
   bm3d_tile_func     cpu_tile;
   int              (*cpu_tile_side)  (const bm3d_job *job);
+  /* Several tiles in one pool of threads, and how many for the job
+   * (output identical to one at a time), or NULL.  */
+  bm3d_tiles_func    cpu_tiles;
+  int              (*cpu_tiles_in_flight) (const bm3d_job *job);
   bm3d_tile_func     cuda_tile;       /* NULL in a build without CUDA   */
   int              (*cuda_tile_side) (const bm3d_job *job);
   bm3d_image_func    cuda_image;      /* NULL in a build without CUDA   */
@@ -47,15 +51,20 @@ struct bm3d_algorithm
 
 /* Run `func` over the image tile by tile (colour transform, overlap,
  * mirroring of images smaller than a patch), writing `out` only when
- * every tile succeeded.  */
+ * every tile succeeded.  With `tiles` (else NULL), `in_flight` tiles
+ * at a time go to it instead.  */
 bm3d_status bm3d_run_tiled (const bm3d_image *in, bm3d_image *out,
                             bm3d_job *job, bm3d_tile_func func,
+                            bm3d_tiles_func tiles, int in_flight,
                             int tile_side);
 
 /* ---- BM3D / CBM3D: bm3d_cpu.c, bm3d_cuda.cu ------------------------- */
 bm3d_status bm3d_cpu_tile       (const bm3d_planes *noisy, bm3d_planes *out,
                                  bm3d_job *job);
 int         bm3d_cpu_tile_side  (const bm3d_job *job);
+bm3d_status bm3d_cpu_tiles      (const bm3d_planes *noisy, bm3d_planes *out,
+                                 int n, bm3d_job *job);
+int         bm3d_cpu_tiles_in_flight (const bm3d_job *job);
 bm3d_status bm3d_cuda_tile      (const bm3d_planes *noisy, bm3d_planes *out,
                                  bm3d_job *job);
 int         bm3d_cuda_tile_side (const bm3d_job *job);

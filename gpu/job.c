@@ -36,6 +36,7 @@ bm3d_job_init (bm3d_job *job, const bm3d_params *params, bm3d_report *report)
   job->tick = job_tick;
   job->align = 1;
   job->photo_gain = 1.0f;
+  job->trace = getenv ("BM3D_CPU_TRACE") != NULL;
 }
 
 const bm3d_noise_profile *
@@ -61,6 +62,20 @@ bm3d_job_message (bm3d_job *job, const char *format, ...)
   va_start (args, format);
   vsnprintf (job->report->message, sizeof job->report->message, format, args);
   va_end (args);
+}
+
+void
+bm3d_job_trace (const bm3d_job *job, const char *format, ...)
+{
+  va_list args;
+
+  if (!job->trace)
+    return;
+  fputs ("trace ", stderr);
+  va_start (args, format);
+  vfprintf (stderr, format, args);
+  va_end (args);
+  fputc ('\n', stderr);
 }
 
 void

@@ -88,6 +88,11 @@ struct bm3d_job
    * BM3D_ERR_CANCELLED.  Call it from the calling thread only.  */
   int                 (*tick) (bm3d_job *job, double tile_fraction);
 
+  /* Non-zero when the environment sets BM3D_CPU_TRACE: the stages'
+   * and the bands' times go to stderr (bench/cpu-scaling.sh reads
+   * them).  */
+  int                   trace;
+
   /* Private to the dispatcher and these helpers.  */
   double                tile_base;
   double                tile_share;
@@ -106,6 +111,11 @@ const bm3d_noise_profile *bm3d_job_noise_profile (const bm3d_job *job);
 void   bm3d_job_message (bm3d_job *job, const char *format, ...)
   __attribute__ ((format (printf, 2, 3)));
 
+/* One "trace ..." line on stderr when job->trace is set (printf
+ * style): measurements for the benchmarks, never for users.  */
+void   bm3d_job_trace (const bm3d_job *job, const char *format, ...)
+  __attribute__ ((format (printf, 2, 3)));
+
 /* Record an allocation high-water mark (bytes now held by the engine).  */
 void   bm3d_job_note_host_bytes (bm3d_job *job, size_t bytes);
 
@@ -121,6 +131,16 @@ double bm3d_seconds (void);   /* monotonic clock */
 typedef bm3d_status (*bm3d_tile_func) (const bm3d_planes *noisy,
                                        bm3d_planes       *out,
                                        bm3d_job          *job);
+
+/* Denoise `n` tiles at once, noisy[i] into out[i] (each as for
+ * bm3d_tile_func), their work in one pool of threads.  */
+typedef bm3d_status (*bm3d_tiles_func) (const bm3d_planes *noisy,
+                                        bm3d_planes       *out,
+                                        int                n,
+                                        bm3d_job          *job);
+
+/* The most tiles a bm3d_tiles_func takes.  */
+#define BM3D_TILES_IN_FLIGHT_MAX 4
 
 /* One tile of the plan every tiled path shares: the read rectangle
  * (core plus `margin`, clipped to the image, widened to a patch only

@@ -1,6 +1,7 @@
 /* The CPU backend's output does not depend on the thread count: 1, 2
  * and 3 threads give bit-identical images, gray and colour, one phase
- * and two.
+ * and two; and so do 1, 9 and 16 threads on an image of three tiles,
+ * which 9 threads denoise two tiles at a time and 16 three.
  *
  * Copyright (C) 2026 The BM3D Denoise for GIMP authors
  *
@@ -52,14 +53,18 @@ run (const float *in_data, float *out_data, int w, int h, int ch,
 int
 main (void)
 {
-  /* Tall enough for several bands of reference rows.  */
-  static const int shapes[][3] = { { 97, 211, 1 }, { 64, 150, 3 },
-                                   { 200, 40, 1 } };
+  /* Tall enough for several bands of reference rows; the last one
+   * three CPU tiles wide (1536 each).  */
+  static const int shapes[][6] = { { 97, 211, 1, 1, 2, 3 },
+                                   { 64, 150, 3, 1, 2, 3 },
+                                   { 200, 40, 1, 1, 2, 3 },
+                                   { 2 * 1536 + 101, 41, 3, 1, 9, 16 } };
 
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
     for (int mode = 0; mode < 2; mode++)
       {
         int w = shapes[s][0], h = shapes[s][1], ch = shapes[s][2];
+        const int *threads = shapes[s] + 3;
         size_t n = (size_t) w * h * ch;
         float *in = malloc (n * sizeof (float));
         float *o1 = malloc (n * sizeof (float));
@@ -68,12 +73,14 @@ main (void)
         int ok;
 
         noisy_scene (in, w, h, ch, 5 + s);
-        ok = run (in, o1, w, h, ch, mode, 1) && run (in, o2, w, h, ch, mode, 2)
-             && run (in, o3, w, h, ch, mode, 3);
+        ok = run (in, o1, w, h, ch, mode, threads[0])
+             && run (in, o2, w, h, ch, mode, threads[1])
+             && run (in, o3, w, h, ch, mode, threads[2]);
         tap_ok (ok && memcmp (o1, o2, n * sizeof (float)) == 0
                 && memcmp (o1, o3, n * sizeof (float)) == 0,
-                "%dx%d, %d channel(s), %s: 1, 2 and 3 threads bit-identical",
-                w, h, ch, bm3d_mode_name ((bm3d_mode) mode));
+                "%dx%d, %d channel(s), %s: %d, %d and %d threads "
+                "bit-identical", w, h, ch, bm3d_mode_name ((bm3d_mode) mode),
+                threads[0], threads[1], threads[2]);
         free (in);
         free (o1);
         free (o2);
