@@ -88,7 +88,7 @@ for size in 512x512 4000x3000; do
           exit 1
         fi
         t1=$(now)
-        awk -v whole="$(echo "$t1 - $t0" | bc -l)" '
+        awk -v whole="$(awk -v a="$t1" -v b="$t0" 'BEGIN { print a - b }')" '
           /time: read/ {
             for (i = 1; i <= NF; i++) {
               if ($i == "read") read = $(i + 1);
@@ -147,5 +147,5 @@ print("%.3f %.2f" % (best, os.path.getsize(dst) / 1e6))
 EOF
 )
 echo "| PIL | compress_level=1 | ${pil% *} | ${pil#* } |"
-echo "ratio (this build's PNG writer, every core / PIL): $(echo "$ours / ${pil% *}" \
-  | bc -l | xargs printf '%.2f')"
+echo "ratio (this build's PNG writer, every core / PIL): $(awk -v a="$ours" \
+  -v b="${pil% *}" 'BEGIN { printf "%.2f", a / b }')"
