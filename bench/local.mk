@@ -56,9 +56,9 @@ bench_bm3d_preview_bench_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
 EXTRA_DIST += bench/dialog-latency.sh bench/dialog-repeat.sh
 
-# The CPU backend's thread sweep, and its band schedules simulated from
-# a traced one-thread run (BM3D_CPU_TRACE).
-EXTRA_DIST += bench/cpu-scaling.sh bench/cpu-schedule.py
+# The CPU backend's thread sweep, its band schedules simulated from a
+# traced one-thread run (BM3D_CPU_TRACE), and its speed beside BM3DCPU.
+EXTRA_DIST += bench/cpu-scaling.sh bench/cpu-schedule.py bench/peer-speed.sh
 
 # Hostile files through the command (run with an ASan+UBSan build).
 EXTRA_DIST += bench/fuzz-corpus.py bench/fuzz-run.sh
