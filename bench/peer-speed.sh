@@ -13,7 +13,9 @@
 # gray or opponent-space RGB image, FRAMES copies at once on one thread
 # each (VapourSynth gives a frame one thread), and prints "run 1: T ms".
 # Its sigma is scaled by PEER_SIGMA_SCALE (default 4/3: BM3DCPU's
-# thresholds assume 3/4 of the sigma it is given).
+# thresholds assume 3/4 of the sigma it is given).  The noisy inputs are
+# 8-bit PNGs, as in issue 25's table (NOISY_DEPTH=float: float PFM, no
+# rounding or clipping); both programs read the same PFM copy.
 #
 # This project's time is the engine time of `bm3d-denoise --verbose`;
 # the peer's is the filter calls alone.  Both exclude reading and
@@ -27,6 +29,7 @@ cli="$build/cli/bm3d-denoise"
 test -x "$cli" || { echo "peer-speed.sh: no $cli (build first)" >&2; exit 1; }
 test -x "$peer" || { echo "peer-speed.sh: no peer harness $peer" >&2; exit 1; }
 export SIGMA_SCALE=${PEER_SIGMA_SCALE:-1.3333333}
+depth=${NOISY_DEPTH:-8}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -35,7 +38,8 @@ echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), commit" \
      "$(git -C "$top_srcdir" rev-parse --short HEAD 2>/dev/null || echo unknown)," \
      "$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 lscpu 2>/dev/null | grep -E '^Model name' | sed 's/^/#   /'
-echo "# $rounds rounds, configurations alternated; peer sigma scale $SIGMA_SCALE"
+echo "# $rounds rounds, configurations alternated; peer sigma scale $SIGMA_SCALE;" \
+     "noisy inputs $depth-bit"
 
 # One configuration: prints its time in ms and leaves its output in $work.
 run_config () {
@@ -59,8 +63,14 @@ run_config () {
 configs="ours-t2 peer-s2 fast-t2 peer-s3 ours-t1 peer-s2x2 fast-t1 peer-s3x2"
 declare -A times
 for img in camera astronaut; do
-  "$cli" --add-noise 25 --seed 7 "$top_srcdir/tests/data/$img.png" \
-    "$work/$img-noisy.pfm" || exit 1
+  if test "$depth" = 8; then
+    "$cli" --add-noise 25 --seed 7 "$top_srcdir/tests/data/$img.png" \
+      "$work/$img-noisy.png" || exit 1
+    "$cli" --convert "$work/$img-noisy.png" "$work/$img-noisy.pfm" || exit 1
+  else
+    "$cli" --add-noise 25 --seed 7 "$top_srcdir/tests/data/$img.png" \
+      "$work/$img-noisy.pfm" || exit 1
+  fi
   "$cli" --convert "$top_srcdir/tests/data/$img.png" "$work/$img-clean.pfm" || exit 1
   for r in $(seq "$rounds"); do
     for cfg in $configs; do
