@@ -60,7 +60,9 @@ run_config () {
   esac
 }
 
-configs="ours-t2 peer-s2 fast-t2 peer-s3 ours-t1 peer-s2x2 fast-t1 peer-s3x2"
+# Each comparison's two configurations run next to each other in a round,
+# so a change in the machine's load between them is as short as it can be.
+configs="peer-s2x2 ours-t2 peer-s2 ours-t1 fast-t1 peer-s3 fast-t2 peer-s3x2"
 declare -A times
 for img in camera astronaut; do
   if test "$depth" = 8; then
@@ -107,15 +109,20 @@ for img in camera astronaut; do
 done
 
 echo
-echo "Ratios (peer time / this project's time: above 1, this project is faster)"
+echo "Ratios: peer time / this project's time, per round (the two runs next"
+echo "to each other), median and range over the rounds; above 1, this"
+echo "project is faster"
 echo
-echo "| image | bm3d t2 vs peer step 2 (1 frame) | bm3d t2 vs peer step 2 (2 frames at once, per frame) | bm3d t1 vs peer step 2 | bm3d-fast t2 vs peer step 3 (1 frame) | bm3d-fast t2 vs peer step 3 (2 frames, per frame) | bm3d-fast t1 vs peer step 3 |"
+# ratio IMG PEER-CONFIG OURS-CONFIG: "median (min–max)" of the per-round ratios
+ratio () {
+  paste <(echo ${times[$1,$2]} | tr ' ' '\n') <(echo ${times[$1,$3]} | tr ' ' '\n') \
+    | awk '{ print $1 / $2 }' | sort -g \
+    | awk '{ r[NR] = $1 } END { printf "%.2f (%.2f–%.2f)", r[int((NR + 1) / 2)], r[1], r[NR] }'
+}
+echo "| image | bm3d 2 threads vs peer step 2, 1 frame | vs peer step 2, 2 frames at once (per frame) | bm3d 1 thread vs peer step 2 | bm3d-fast 2 threads vs peer step 3, 1 frame | vs peer step 3, 2 frames at once (per frame) | bm3d-fast 1 thread vs peer step 3 |"
 echo "|---|---|---|---|---|---|---|"
 for img in camera astronaut; do
-  awk -v a="${med[$img,ours-t2]}" -v b="${med[$img,ours-t1]}" \
-      -v c="${med[$img,fast-t2]}" -v d="${med[$img,fast-t1]}" \
-      -v p2="${med[$img,peer-s2]}" -v p2x="${med[$img,peer-s2x2]}" \
-      -v p3="${med[$img,peer-s3]}" -v p3x="${med[$img,peer-s3x2]}" -v img="$img" \
-      'BEGIN { printf "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", img,
-               p2 / a, p2x / a, p2 / b, p3 / c, p3x / c, p3 / d }'
+  echo "| $img | $(ratio $img peer-s2 ours-t2) | $(ratio $img peer-s2x2 ours-t2)" \
+       "| $(ratio $img peer-s2 ours-t1) | $(ratio $img peer-s3 fast-t2)" \
+       "| $(ratio $img peer-s3x2 fast-t2) | $(ratio $img peer-s3 fast-t1) |"
 done
