@@ -309,6 +309,22 @@ set_error_return (GimpParam         *values,
   *nreturn_vals = 2;
 }
 
+/* TRUE when `vals` (read from a call's arguments) are in range, else
+ * FALSE after setting the calling error with the reason.  */
+static gboolean
+values_checked (const Bm3dValues *vals,
+                GimpParam        *values,
+                gint             *nreturn_vals)
+{
+  gchar *problem = bm3d_values_check (vals);
+
+  if (!problem)
+    return TRUE;
+  set_error_return (values, nreturn_vals, GIMP_PDB_CALLING_ERROR, problem);
+  g_free (problem);
+  return FALSE;
+}
+
 /* The arguments of plug-in-bm3d-denoise into `vals`: white noise, as
  * it always was.  With nothing saved, RUN-WITH-LAST-VALS keeps its old
  * meaning (sigma 25, BM3D, automatic); the dialog opens on the
@@ -320,8 +336,6 @@ read_white_arguments (gint              nparams,
                       GimpParam        *values,
                       gint             *nreturn_vals)
 {
-  gchar *problem;
-
   switch (param[0].data.d_int32)
     {
     case GIMP_RUN_NONINTERACTIVE:
@@ -338,15 +352,7 @@ read_white_arguments (gint              nparams,
       vals->sigma = param[3].data.d_float;
       vals->mode = param[4].data.d_int32;
       vals->backend = param[5].data.d_int32;
-      problem = bm3d_values_check (vals);
-      if (problem)
-        {
-          set_error_return (values, nreturn_vals, GIMP_PDB_CALLING_ERROR,
-                            problem);
-          g_free (problem);
-          return FALSE;
-        }
-      return TRUE;
+      return values_checked (vals, values, nreturn_vals);
 
     case GIMP_RUN_INTERACTIVE:
       values_load_last (vals);
@@ -373,8 +379,6 @@ read_camera_arguments (gint              nparams,
                        GimpParam        *values,
                        gint             *nreturn_vals)
 {
-  gchar *problem;
-
   switch (param[0].data.d_int32)
     {
     case GIMP_RUN_NONINTERACTIVE:
@@ -393,15 +397,7 @@ read_camera_arguments (gint              nparams,
       vals->chroma_strength = param[4].data.d_float;
       vals->mode = param[5].data.d_int32;
       vals->backend = param[6].data.d_int32;
-      problem = bm3d_values_check (vals);
-      if (problem)
-        {
-          set_error_return (values, nreturn_vals, GIMP_PDB_CALLING_ERROR,
-                            problem);
-          g_free (problem);
-          return FALSE;
-        }
-      return TRUE;
+      return values_checked (vals, values, nreturn_vals);
 
     case GIMP_RUN_INTERACTIVE:
     case GIMP_RUN_WITH_LAST_VALS:
@@ -425,7 +421,6 @@ read_files_arguments (const gchar      *name,
                       gint             *nreturn_vals)
 {
   gboolean  camera = strcmp (name, PLUG_IN_CAMERA_FILES_PROC) == 0;
-  gchar    *problem;
 
   if (nparams != (camera ? CAMERA_FILES_NPARAMS : FILES_NPARAMS))
     {
@@ -456,15 +451,7 @@ read_files_arguments (const gchar      *name,
       vals->mode = param[5].data.d_int32;
       vals->backend = param[6].data.d_int32;
     }
-  problem = bm3d_values_check (vals);
-  if (problem)
-    {
-      set_error_return (values, nreturn_vals, GIMP_PDB_CALLING_ERROR,
-                        problem);
-      g_free (problem);
-      return FALSE;
-    }
-  return TRUE;
+  return values_checked (vals, values, nreturn_vals);
 }
 
 /* Runs a files procedure: every file is tried; the call fails at the
