@@ -123,15 +123,7 @@ else
 fi
 
 # ---- cancelling (1 test) ---------------------------------------------------
-name="cancelled at each progress call: no call after, output untouched, a run after it the same"
-"$top_builddir/tests/gpu-cancel" isoline >"$tmp/cancel.log" 2>&1
-rc=$?
-show "$tmp/cancel.log"
-case $rc in
-  0) ok "$name" ;;
-  77) skip "$name" "no CUDA device" ;;
-  *) not_ok "$name" ;;
-esac
+cancel_test isoline ""
 
 # ---- fall-back when no device is visible (2 tests) ------------------------
 in=$tmp/camera-10.pfm

@@ -62,3 +62,20 @@ le () {
 psnr_of () {
   "$bench" --diff "$1" "$2" | awk '{ print $2 }'
 }
+
+# tests/gpu-cancel on MODE (one test): cancelled at each progress call,
+# the result kept on the device, or with STREAM (a tile side) streamed
+# tile by tile into the output.
+cancel_test () {
+  mode=$1 stream=$2
+  name="cancelled at each progress call${stream:+ (streamed)}: no call after, output untouched${stream:+ unless streamed}, a run after it the same"
+  BM3D_CUDA_STREAM_SIDE=$stream "$top_builddir/tests/gpu-cancel" "$mode" \
+    >"$tmp/cancel-$mode$stream.log" 2>&1
+  rc=$?
+  show "$tmp/cancel-$mode$stream.log"
+  case $rc in
+    0) ok "$name" ;;
+    77) skip "$name" "no CUDA device" ;;
+    *) not_ok "$name" ;;
+  esac
+}

@@ -140,16 +140,7 @@ else
   show "$base-streamed.log"
 fi
 for stream in "" 160; do
-  name="cancelled at each progress call${stream:+ (streamed)}: no call after, a run after it the same"
-  BM3D_CUDA_STREAM_SIDE=$stream "$top_builddir/tests/gpu-cancel" nlm \
-    >"$tmp/cancel$stream.log" 2>&1
-  rc=$?
-  show "$tmp/cancel$stream.log"
-  case $rc in
-    0) ok "$name" ;;
-    77) skip "$name" "no CUDA device" ;;
-    *) not_ok "$name" ;;
-  esac
+  cancel_test nlm "$stream"
 done
 
 # ---- compute-sanitizer, both paths (8 tests) --------------------------------
