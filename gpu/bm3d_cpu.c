@@ -563,9 +563,6 @@ trace_bands (const phase_ctx *ctx, const bm3d_job *job,
                     1e3 * bt[b].wait);
 }
 
-/* The most tiles one pool of threads works on (bm3d_cpu_tiles).  */
-#define TILES_IN_FLIGHT_MAX BM3D_TILES_IN_FLIGHT_MAX
-
 /* Run block matching and, unless `filter` is 0, filtering over every
  * band of the `n` tiles' phases `ctx` in one pool of threads, tile
  * after tile.  Bands two apart never touch the same pixel, so every
@@ -580,8 +577,8 @@ static bm3d_status
 run_bands (phase_ctx *const *ctx, int n, bm3d_job *job, int filter,
            double done, double share, int *sizes, int32_t *members)
 {
-  scratch_sizes z[TILES_IN_FLIGHT_MAX];
-  int first[TILES_IN_FLIGHT_MAX + 1];
+  scratch_sizes z[BM3D_TILES_IN_FLIGHT_MAX];
+  int first[BM3D_TILES_IN_FLIGHT_MAX + 1];
   size_t each = 0, flags_bytes;
   int workers = job->threads, total;
   char *block;
@@ -826,8 +823,8 @@ static bm3d_status
 run_phase (phase_ctx *const *ctx, int n, bm3d_job *job, bm3d_planes *out,
            double done, double share)
 {
-  int *grid[TILES_IN_FLIGHT_MAX] = { NULL };
-  size_t grid_bytes[TILES_IN_FLIGHT_MAX] = { 0 };
+  int *grid[BM3D_TILES_IN_FLIGHT_MAX] = { NULL };
+  size_t grid_bytes[BM3D_TILES_IN_FLIGHT_MAX] = { 0 };
   bm3d_status status = BM3D_OK;
   double t0;
 
@@ -864,7 +861,7 @@ bm3d_cpu_tiles_in_flight (const bm3d_job *job)
    * threads the waits are short and the memory is worth more.  */
   int n = 1 + job->threads / 8;
 
-  return n < TILES_IN_FLIGHT_MAX ? n : TILES_IN_FLIGHT_MAX;
+  return n < BM3D_TILES_IN_FLIGHT_MAX ? n : BM3D_TILES_IN_FLIGHT_MAX;
 }
 
 /* Each tile's phase context, its planes and sums tied in.  */
@@ -890,16 +887,16 @@ bm3d_status
 bm3d_cpu_tiles (const bm3d_planes *noisy, bm3d_planes *out, int n,
                 bm3d_job *job)
 {
-  phase_ctx ctx[TILES_IN_FLIGHT_MAX], *ctxp[TILES_IN_FLIGHT_MAX];
-  float *sums[TILES_IN_FLIGHT_MAX] = { NULL };
-  size_t sums_bytes[TILES_IN_FLIGHT_MAX] = { 0 };
+  phase_ctx ctx[BM3D_TILES_IN_FLIGHT_MAX], *ctxp[BM3D_TILES_IN_FLIGHT_MAX];
+  float *sums[BM3D_TILES_IN_FLIGHT_MAX] = { NULL };
+  size_t sums_bytes[BM3D_TILES_IN_FLIGHT_MAX] = { 0 };
   bm3d_status status = BM3D_OK;
   double t0, weight1 = job->phases == 2 ? 0.4 : 1.0;
 
-  if (n < 1 || n > TILES_IN_FLIGHT_MAX)
+  if (n < 1 || n > BM3D_TILES_IN_FLIGHT_MAX)
     {
       bm3d_job_message (job, "%d tiles at once (1 to %d)", n,
-                        TILES_IN_FLIGHT_MAX);
+                        BM3D_TILES_IN_FLIGHT_MAX);
       return BM3D_ERR_INVALID_ARGUMENT;
     }
   for (int i = 0; i < n && status == BM3D_OK; i++)
