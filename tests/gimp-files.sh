@@ -12,24 +12,10 @@ require_tools
 setup_gimp
 make_inputs
 
-mkdir -p "$work/in" "$work/in2" "$work/keep" "$work/single" \
-         "$work/single-camera" "$work/out" "$work/out-camera" \
-         "$work/out-missing" "$work/out-same-name"
-cp "$work/noisy-rgb.png" "$work/in/a.png"
-cp "$work/noisy-gray.png" "$work/in/b.png"
-cp "$work/noisy-rgba.png" "$work/in/c.png"
+make_file_list
+mkdir -p "$work/in2" "$work/single" "$work/single-camera" "$work/out" \
+         "$work/out-camera" "$work/out-missing" "$work/out-same-name"
 cp "$work/noisy-gray.png" "$work/in2/a.png"
-echo "not an image" > "$work/in/broken.png"
-cp -p "$work/in/"* "$work/keep/"
-
-list ()
-{
-  local f out="(list"
-  for f in "$@"; do
-    out="$out \"$f\""
-  done
-  echo "$out)"
-}
 
 # The single-image procedures on each file, as the batch did before.
 single ()
@@ -41,7 +27,7 @@ single ()
           (gimp-image-delete image))"
 }
 
-abc=$(list "$work/in/a.png" "$work/in/b.png" "$work/in/c.png")
+abc=$(scheme_list "$work/in/a.png" "$work/in/b.png" "$work/in/c.png")
 log=$work/gimp.log
 run_gimp "$log" \
   "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 3 $abc \"$work/out\" 25.0 0 0)" \
@@ -52,11 +38,11 @@ run_gimp "$log" \
   "$(single c.png "(plug-in-bm3d-denoise RUN-NONINTERACTIVE image drawable 25.0 0 0)" single)" \
   "$(single a.png "(plug-in-bm3d-denoise-camera RUN-NONINTERACTIVE image drawable 1.0 1.0 0 0)" single-camera)" \
   "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 4
-     $(list "$work/in/a.png" "$work/in/missing.png" "$work/in/broken.png" "$work/in/c.png")
+     $(scheme_list "$work/in/a.png" "$work/in/missing.png" "$work/in/broken.png" "$work/in/c.png")
      \"$work/out-missing\" 25.0 0 0)" \
   "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 3 $abc \"$work/in\" 25.0 0 0)" \
   "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 2
-     $(list "$work/in/a.png" "$work/in2/a.png") \"$work/out-same-name\" 25.0 0 0)" \
+     $(scheme_list "$work/in/a.png" "$work/in2/a.png") \"$work/out-same-name\" 25.0 0 0)" \
   "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 3 $abc \"$work/no-such-folder\" 25.0 0 0)"
 check "GIMP ran without a plug-in crash" no_crash "$log"
 

@@ -177,6 +177,29 @@ make_inputs ()
   done
 }
 
+# The files procedures' inputs, from make_inputs: $work/in holds a.png
+# (RGB), b.png (gray), c.png (RGBA) and broken.png (not an image);
+# $work/keep a copy of them, to show they were never overwritten.
+make_file_list ()
+{
+  mkdir -p "$work/in" "$work/keep"
+  cp "$work/noisy-rgb.png" "$work/in/a.png"
+  cp "$work/noisy-gray.png" "$work/in/b.png"
+  cp "$work/noisy-rgba.png" "$work/in/c.png"
+  echo "not an image" > "$work/in/broken.png"
+  cp -p "$work/in/"* "$work/keep/"
+}
+
+# A Scheme list of the strings given: (list "A" "B" ...).
+scheme_list ()
+{
+  local f out="(list"
+  for f in "$@"; do
+    out="$out \"$f\""
+  done
+  echo "$out)"
+}
+
 # command_psnr LAYOUT SIGMA MODE: the command's PSNR on the same noisy
 # input (alpha plays no part in it, so the RGB/gray result serves the
 # alpha layouts too).

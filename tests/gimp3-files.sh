@@ -10,22 +10,8 @@ require_tools
 setup_gimp
 make_inputs
 
-mkdir -p "$work/in" "$work/keep" "$work/single" "$work/out" \
-         "$work/out-missing"
-cp "$work/noisy-rgb.png" "$work/in/a.png"
-cp "$work/noisy-gray.png" "$work/in/b.png"
-cp "$work/noisy-rgba.png" "$work/in/c.png"
-echo "not an image" > "$work/in/broken.png"
-cp -p "$work/in/"* "$work/keep/"
-
-files ()
-{
-  local f out="(list"
-  for f in "$@"; do
-    out="$out \"$f\""
-  done
-  echo "$out)"
-}
+make_file_list
+mkdir -p "$work/single" "$work/out" "$work/out-missing"
 
 single ()
 {
@@ -39,12 +25,12 @@ GIMPDIR=$work/gimpdir
 export GIMPDIR
 run_gimp "$work/gimp-1.log" \
   "(plug-in-bm3d-denoise-files #:run-mode RUN-NONINTERACTIVE
-     #:files $(files "$work/in/a.png" "$work/in/b.png" "$work/in/c.png")
+     #:files $(scheme_list "$work/in/a.png" "$work/in/b.png" "$work/in/c.png")
      #:out-dir \"$work/out\" #:sigma 25.0 #:mode \"bm3d\" #:backend \"auto\")" \
   "$(single a.png)" "$(single b.png)" "$(single c.png)"
 run_gimp "$work/gimp-2.log" \
   "(plug-in-bm3d-denoise-files #:run-mode RUN-NONINTERACTIVE
-     #:files $(files "$work/in/a.png" "$work/in/missing.png" \
+     #:files $(scheme_list "$work/in/a.png" "$work/in/missing.png" \
                      "$work/in/broken.png" "$work/in/c.png")
      #:out-dir \"$work/out-missing\" #:sigma 25.0 #:mode \"bm3d\"
      #:backend \"auto\")"
