@@ -47,35 +47,16 @@ fi
 LC_ALL=C.UTF-8
 export LC_ALL
 
-mkdir -p "$work/plug-ins/bm3d-denoise-gimp" "$work/in"
-cp "$plugin" "$work/plug-ins/bm3d-denoise-gimp/"
-cat > "$work/gimprc" <<EOF
-(plug-in-path "\${gimp_dir}/plug-ins:\${gimp_plug_in_dir}/plug-ins:$work/plug-ins")
-EOF
-rm -rf "$work/gimpdir" "$work"/*.times "$work"/*.log "$work"/out-*
+. "$src/bench/gimp-bench-lib.sh"
+mkdir -p "$work/in"
+install_plugin "$work" "$plugin"
+rm -rf "$work"/*.times "$work"/*.log "$work"/out-*
 if [ ! -e "$work/in/photo-00.png" ]; then
   "$photos" --count "$count" --size "$size" --sigma 20 --formats png \
     "$work/in" "$src/tests/data/astronaut.png" "$src/data/sample.png" \
     > /dev/null
 fi
 count=$(ls "$work/in" | wc -l)
-
-now () { date +%s.%N; }
-
-gimp ()
-{
-  local log=$1 expr=$2
-  shift 2
-  env GIMP2_DIRECTORY="$work/gimpdir" "$@" \
-    timeout 900 "$gimp_console" -i -d -f --gimprc="$work/gimprc" \
-    -b "$expr" -b '(gimp-quit 0)' > "$log" 2>&1 || true
-  if ! grep -q 'batch command executed successfully' "$log" \
-     || grep -q -E 'execution error|Plug-in crashed' "$log"; then
-    echo "gimp-console failed:" >&2
-    sed 's/^/  /' "$log" >&2
-    exit 1
-  fi
-}
 
 # expression CASE OUT-DIR: Script-Fu for one case.
 expression ()
@@ -102,7 +83,7 @@ expression ()
           (cadr (file-glob \"$work/in/*.png\" 1)))"
 }
 
-gimp "$work/warm.log" '(gimp-message "ready")'
+gimp "$work" "$work/warm.log" '(gimp-message "ready")'
 
 cases="loadsave per-image one-process"
 [ "$real" = 1 ] && cases="$cases per-image-isoline one-process-isoline"
@@ -120,7 +101,8 @@ for run in $(seq "$runs"); do
       *) env=(BM3D_PLUGIN_PASSTHROUGH=1) ;;
     esac
     start=$(now)
-    gimp "$work/$case-$run.log" "$(expression "$case" "$out")" "${env[@]}"
+    gimp "$work" "$work/$case-$run.log" "$(expression "$case" "$out")" \
+      "${env[@]}"
     end=$(now)
     [ "$(ls "$out" | wc -l)" = "$count" ] \
       || { echo "$case wrote $(ls "$out" | wc -l) of $count files" >&2; exit 1; }

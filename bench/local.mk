@@ -80,4 +80,4 @@ bench_bm3d_camera_quality_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
 
 # The plug-in's own cost inside GIMP 2.10 (BM3D_PLUGIN_PASSTHROUGH).
-EXTRA_DIST += bench/plugin-cost.sh bench/gimp-batch-cost.sh
+EXTRA_DIST += bench/plugin-cost.sh bench/gimp-batch-cost.sh bench/gimp-bench-lib.sh

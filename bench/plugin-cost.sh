@@ -61,18 +61,13 @@ LC_ALL=C.UTF-8
 export LC_ALL
 
 # Each build of the plug-in in a folder of its own with its own GIMP
-# configuration, made once and reused (a fresh one costs GIMP several
-# seconds of set-up per run).  "now" is BUILD_DIR's.
+# configuration.  "now" is BUILD_DIR's.
+. "$src/bench/gimp-bench-lib.sh"
 builds=now
 [ -n "$before" ] && builds="before now"
 for b in $builds; do
-  mkdir -p "$work/$b/plug-ins/bm3d-denoise-gimp"
   if [ "$b" = now ]; then binary=$plugin; else binary=$before; fi
-  cp "$binary" "$work/$b/plug-ins/bm3d-denoise-gimp/bm3d-denoise-gimp"
-  cat > "$work/$b/gimprc" <<EOF
-(plug-in-path "\${gimp_dir}/plug-ins:\${gimp_plug_in_dir}/plug-ins:$work/$b/plug-ins")
-EOF
-  rm -rf "$work/$b/gimpdir"
+  install_plugin "$work/$b" "$binary"
 done
 rm -rf "$work/out" "$work"/*.times "$work"/*.stages "$work"/*.log
 mkdir -p "$work/out"
@@ -81,25 +76,6 @@ if [ ! -e "$input" ]; then
   "$photos" --count 1 --size "$size" --sigma 20 --formats png "$work" \
     "$src/tests/data/astronaut.png" "$src/data/sample.png" > /dev/null
 fi
-
-now () { date +%s.%N; }
-
-# gimp BUILD LOG EXPRESSION [ENV...]: one gimp-console process with
-# BUILD's plug-in; fails unless the batch command succeeded.
-gimp ()
-{
-  local build=$1 log=$2 expr=$3
-  shift 3
-  env GIMP2_DIRECTORY="$work/$build/gimpdir" "$@" \
-    timeout 600 "$gimp_console" -i -d -f --gimprc="$work/$build/gimprc" \
-    -b "$expr" -b '(gimp-quit 0)' > "$log" 2>&1 || true
-  if ! grep -q 'batch command executed successfully' "$log" \
-     || grep -q -E 'execution error|Plug-in crashed' "$log"; then
-    echo "gimp-console failed:" >&2
-    sed 's/^/  /' "$log" >&2
-    exit 1
-  fi
-}
 
 precision_call ()
 {
@@ -132,7 +108,7 @@ EOF
 
 # First start: GIMP sets the configuration up and queries the plug-in.
 for b in $builds; do
-  gimp "$b" "$work/warm-$b.log" '(gimp-message "ready")'
+  gimp "$work/$b" "$work/warm-$b.log" '(gimp-message "ready")'
 done
 
 # A case is BUILD:WHAT; load+save does not run the plug-in.
@@ -152,7 +128,7 @@ for run in $(seq "$runs"); do
       [ "$what" = passthrough ] && env=(BM3D_PLUGIN_PASSTHROUGH=1)
       [ "$what" = isoline ] && env=(BM3D_PLUGIN_TIMES=1)
       start=$(now)
-      gimp "$b" "$work/$name-$run.log" \
+      gimp "$work/$b" "$work/$name-$run.log" \
         "$(expression "$precision" "$what" "$work/out/$name.png")" "${env[@]}"
       end=$(now)
       awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f\n", b - a }' \

@@ -1,0 +1,38 @@
+# Shared by the benchmarks that time real gimp-console runs
+# (bench/plugin-cost.sh, bench/gimp-batch-cost.sh); sourced, not run.
+# Needs $gimp_console.
+
+now () { date +%s.%N; }
+
+# install_plugin DIR BINARY: BINARY as the plug-in of a GIMP
+# configuration of its own in DIR (DIR/gimprc points GIMP at it, and
+# DIR/gimpdir is made afresh by the first run, then reused: a fresh one
+# costs GIMP several seconds of set-up per run).
+install_plugin ()
+{
+  local dir=$1 binary=$2
+  mkdir -p "$dir/plug-ins/bm3d-denoise-gimp"
+  cp "$binary" "$dir/plug-ins/bm3d-denoise-gimp/bm3d-denoise-gimp"
+  cat > "$dir/gimprc" <<EOF2
+(plug-in-path "\${gimp_dir}/plug-ins:\${gimp_plug_in_dir}/plug-ins:$dir/plug-ins")
+EOF2
+  rm -rf "$dir/gimpdir"
+}
+
+# gimp DIR LOG EXPRESSION [ENV...]: one gimp-console process with DIR's
+# plug-in (install_plugin) running EXPRESSION, its output in LOG; exits
+# the benchmark unless the batch command succeeded.
+gimp ()
+{
+  local dir=$1 log=$2 expr=$3
+  shift 3
+  env GIMP2_DIRECTORY="$dir/gimpdir" "$@" \
+    timeout 900 "$gimp_console" -i -d -f --gimprc="$dir/gimprc" \
+    -b "$expr" -b '(gimp-quit 0)' > "$log" 2>&1 || true
+  if ! grep -q 'batch command executed successfully' "$log" \
+     || grep -q -E 'execution error|Plug-in crashed' "$log"; then
+    echo "gimp-console failed:" >&2
+    sed 's/^/  /' "$log" >&2
+    exit 1
+  fi
+}
