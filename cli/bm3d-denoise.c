@@ -1263,7 +1263,12 @@ run_denoise (const Options *opt)
                                      : bm3d_status_string (status));
           goto done;
         }
-      if (opt->verbose)
+      if (opt->verbose && report.processed_noise)
+        message ("estimated noise level: sigma %.2f for a photograph's "
+                 "processed noise (%.2f at the finest scale; %.3f s)",
+                 (double) sigma, (double) report.sigma_fine,
+                 report.seconds_total);
+      else if (opt->verbose)
         message ("estimated noise level: sigma %.2f (%.3f s)",
                  (double) sigma, report.seconds_total);
       /* A clean image estimates to (almost) nothing: still denoise, at

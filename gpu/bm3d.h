@@ -253,6 +253,12 @@ typedef struct
    * between host and device that no GPU work hid (the first tile's
    * upload, the result's download, pinning and unpinning the images).  */
   double        seconds_transfer;
+  /* bm3d_estimate_sigma () and an estimated noise profile: the white
+   * estimator's reading at the finest scale, and whether the noise read
+   * as a photograph's processed noise (next to none at that scale, most
+   * of its power coarse), whose sigma comes from its profile instead.  */
+  float         sigma_fine;
+  int           processed_noise;
   char          message[256];     /* error text, or the fall-back notice    */
 } bm3d_report;
 
@@ -280,13 +286,18 @@ bm3d_status  bm3d_denoise       (const bm3d_image  *in,
  * inside the range where the rest does not.  */
 int          bm3d_image_within_range (const bm3d_image *img);
 
-/* Estimate the standard deviation (0..255 scale) of additive white
- * Gaussian noise in `in` (on the luminance the engine matches on, for
- * colour; alpha is ignored).  Reads a bounded sample of the image on the
- * host, so it uses params->threads and ->progress only.  A constant
- * image gives 0; an image under 8x8 pixels is refused
- * (BM3D_ERR_INVALID_SIZE).  On success *sigma holds the estimate, else
- * it is left untouched.  */
+/* Estimate the sigma (0..255 scale) a white-noise filter should be
+ * given for the noise in `in` (alpha is ignored).  For additive white
+ * Gaussian noise that is its standard deviation, read on the luminance
+ * the engine matches on.  A photograph's processed noise (demosaiced,
+ * cleaned by the camera, JPEG: next to none at the finest scale, and
+ * coarse) gets the white sigma that suits it, from its noise profile
+ * (report->processed_noise; report->sigma_fine keeps the finest
+ * scale's reading); a clean photograph's texture may read as such noise
+ * too.  Reads a bounded sample of the image on the host, so it uses
+ * params->threads and ->progress only.  A constant image gives 0; an
+ * image under 8x8 pixels is refused (BM3D_ERR_INVALID_SIZE).  On
+ * success *sigma holds the estimate, else it is left untouched.  */
 bm3d_status  bm3d_estimate_sigma (const bm3d_image  *in,
                                   const bm3d_params *params,
                                   float             *sigma,

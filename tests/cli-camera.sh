@@ -3,8 +3,8 @@
 # --verbose, saved and read back (the same pixels), malformed profiles
 # refused in one line with nothing written, option mixes refused, and on
 # two shared real photographs (when ../shared is there) a result well
-# above the noisy input, where white CBM3D at the old --sigma auto stayed
-# at it.
+# above the noisy input, for camera mode and for white CBM3D at
+# --sigma auto, where white CBM3D at the old --sigma auto stayed at it.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/cli-lib.sh"
 
 cmd=$BM3D_DENOISE
@@ -131,6 +131,15 @@ if [ -d "$polyu" ]; then
     after=$(psnr "$polyu/${photo}_mean.JPG" "$o/$photo.png")
     check "real photo $photo: camera mode $before -> $after dB (at least 1 dB better)" \
       is_above "$after" "$(awk -v b="$before" 'BEGIN { print b + 1 }')"
+    # White CBM3D at --sigma auto: the estimate now knows a photograph's
+    # processed noise and gives the sigma that suits it.
+    run "$cmd" --sigma auto --verbose --threads 2 \
+      "$polyu/${photo}_real.JPG" "$o/$photo-auto.png"
+    auto=$(psnr "$polyu/${photo}_mean.JPG" "$o/$photo-auto.png")
+    check "real photo $photo: --sigma auto reads processed noise ($(sed -n 's/^bm3d-denoise: estimated //p' "$work/run.err"))" \
+      grep -q "processed noise" "$work/run.err"
+    check "real photo $photo: --sigma auto $before -> $auto dB (at least 1 dB better)" \
+      is_above "$auto" "$(awk -v b="$before" 'BEGIN { print b + 1 }')"
   done
   # White noise at a tiny sigma on a JPEG with black areas: the Wiener
   # phase once weighed its near-black groups so high that the sums
