@@ -78,6 +78,8 @@ bench_bm3d_camera_quality_SOURCES = bench/camera-quality.c cli/util.c cli/util.h
 bench_bm3d_camera_quality_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
 bench_bm3d_camera_quality_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
+# Whether any blind statistic reaches the whole frame's noise there.
+EXTRA_DIST += bench/estimator-frame.py
 
 # The plug-in's own cost inside GIMP 2.10 (BM3D_PLUGIN_PASSTHROUGH).
 EXTRA_DIST += bench/plugin-cost.sh bench/gimp-batch-cost.sh bench/gimp-bench-lib.sh
