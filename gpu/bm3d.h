@@ -278,6 +278,57 @@ bm3d_status  bm3d_denoise       (const bm3d_image  *in,
                                  const bm3d_params *params,
                                  bm3d_report       *report);
 
+/* ---- integer pixels ---------------------------------------------------
+ *
+ * Most photographs are 8 or 16 bits a channel.  Handing their values to
+ * the engine as they are, rather than as floats, spares the caller a
+ * float copy of the image and, on the CUDA backend, moves half (16-bit)
+ * or a quarter (8-bit) of the bytes between host and device: the
+ * conversions run on the device.  */
+typedef enum
+{
+  BM3D_PIXELS_FLOAT = 0,    /* float, 0..255 scale, as bm3d_image          */
+  BM3D_PIXELS_U8 = 1,       /* unsigned char, 0..255                       */
+  BM3D_PIXELS_U16 = 2       /* unsigned short, 0..65535 (v / 257 on the
+                               engine's 0..255 scale)                      */
+} bm3d_pixel_type;
+
+/* An interleaved image of `type` values, laid out as bm3d_image is:
+ * `channels` values per pixel (1..4, the last one alpha when
+ * `has_alpha`), `stride` values (not bytes) between the starts of two
+ * rows.  */
+typedef struct
+{
+  int              width;
+  int              height;
+  int              channels;
+  int              has_alpha;
+  size_t           stride;
+  bm3d_pixel_type  type;
+  void            *data;
+} bm3d_pixels;
+
+/* bm3d_denoise () for pixels of any bm3d_pixel_type.  `in` and `out`
+ * have the same type (and size and channels).  Float pixels are
+ * bm3d_denoise () itself.  Integer ones are denoised as the float image
+ * of their values on the 0..255 scale (U8 v as v, U16 v as v / 257.0f)
+ * would be, with params->clipped set whatever the caller gave (integer
+ * values are within range: bm3d_image_within_range's rule), and the
+ * result comes back rounded to the nearest value and clipped to the
+ * type's range (U8 floorf (f + 0.5f), U16 floorf (f * 257 + 0.5f));
+ * alpha is copied bit-exact.  The result is bit for bit the one the
+ * caller would get by converting so around bm3d_denoise () on the same
+ * backend.  Cancelling, failing, falling back, estimating the noise and
+ * the report are bm3d_denoise ()'s: on any error `out` is untouched,
+ * but for the CUDA backend's streamed images.  */
+bm3d_status  bm3d_denoise_pixels (const bm3d_pixels *in,
+                                  bm3d_pixels       *out,
+                                  const bm3d_params *params,
+                                  bm3d_report       *report);
+
+/* Bytes one value of `type` takes (0 for a type that is none).  */
+size_t       bm3d_pixel_size     (bm3d_pixel_type type);
+
 /* 1 when every colour value of `img` (alpha aside) lies within 0..255,
  * the rule bm3d-denoise and the plug-in set params->clipped by: integer
  * data always does, and noise that was never clipped leaves the range

@@ -32,15 +32,9 @@
 
 #include <math.h>
 
-#define UNCLIP_STEPS 2048
+#define UNCLIP_STEPS BM3D_UNCLIP_STEPS
 
-typedef struct
-{
-  float lo, hi;           /* g (0), g (255): the table's span          */
-  float pass_lo, pass_hi; /* results left as they are (g (u) = u there) */
-  float per_step;         /* table steps per unit of result            */
-  float u[UNCLIP_STEPS + 1];
-} unclip_table;
+typedef bm3d_unclip_table unclip_table;
 
 static double
 clipped_mean (double u, double sigma)
@@ -55,9 +49,10 @@ clipped_mean (double u, double sigma)
   return u * (cdf_b - cdf_a) + sigma * (pdf_a - pdf_b) + 255.0 * (1.0 - cdf_b);
 }
 
-static void
-unclip_table_init (unclip_table *t, double sigma)
+void
+bm3d_unclip_table_init (unclip_table *t, float sigma_f)
 {
+  const double sigma = sigma_f;
   double g[UNCLIP_STEPS + 1], lo, hi;
 
   /* g at UNCLIP_STEPS + 1 even steps of u, then inverted on the even
@@ -120,7 +115,7 @@ bm3d_unclip (bm3d_image *img, float sigma, int threads)
 
   if (!(sigma > 0.0f))
     return;
-  unclip_table_init (t, sigma);
+  bm3d_unclip_table_init (t, sigma);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads (threads) schedule (static)
 #endif

@@ -949,6 +949,60 @@ bm3d_denoise (const bm3d_image *in, bm3d_image *out,
   return status;
 }
 
+/* Integer pixels on the device, converted there (job->pixels_in):
+ * bm3d_denoise () without the float images.  */
+bm3d_status
+bm3d_denoise_on_device (const bm3d_pixels *in, bm3d_pixels *out,
+                        const bm3d_params *params, bm3d_report *report)
+{
+  bm3d_image fin = { in->width, in->height, in->channels, in->has_alpha,
+                     in->stride, (float *) in->data };
+  bm3d_image fout = { out->width, out->height, out->channels,
+                      out->has_alpha, out->stride, (float *) out->data };
+  bm3d_params clipped = *params;
+  bm3d_unclip_table *unclip = NULL;
+  char why[200];
+  bm3d_job job;
+  bm3d_status status;
+  double start = bm3d_seconds ();
+
+  memset (report, 0, sizeof *report);
+  /* Integer values are within 0..255 (bm3d_image_within_range).  */
+  clipped.clipped = 1;
+  bm3d_job_init (&job, &clipped, report);
+  if ((status = check_call (&fin, &fout, &clipped, &job)) != BM3D_OK)
+    return status;
+  /* A profile is estimated, and a photograph's gain measured, from
+   * floats on the host.  */
+  if (params->backend == BM3D_BACKEND_CPU
+      || params->noise == BM3D_NOISE_PROFILE)
+    return BM3D_ERR_NOT_IMPLEMENTED;
+  job_prepare (&job, &fin);
+  if (!cuda_usable (&job, why, sizeof why))
+    return BM3D_ERR_NOT_IMPLEMENTED;
+  report->white_sigma = job.white_sigma;
+  if ((status = job.algorithm->setup (&job)) != BM3D_OK)
+    return status;
+  if (job.algorithm->unclips)
+    {
+      if (!(unclip = (bm3d_unclip_table *) malloc (sizeof *unclip)))
+        {
+          bm3d_job_message (&job, "out of memory for the unclip table");
+          return BM3D_ERR_OUT_OF_MEMORY;
+        }
+      bm3d_unclip_table_init (unclip, job.white_sigma);
+      job.unclip = unclip;
+    }
+  job.pixels_in = in;
+  job.pixels_out = out;
+  bm3d_job_wait_for_device (&job);
+  report->backend_used = BM3D_BACKEND_CUDA;
+  status = job.algorithm->cuda_image (&fin, &fout, &job);
+  free (unclip);
+  report->seconds_total = bm3d_seconds () - start;
+  return status;
+}
+
 bm3d_status
 bm3d_context_margin (const bm3d_params *params, int colour_channels,
                      int *margin, int *align, bm3d_report *report)

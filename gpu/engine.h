@@ -103,6 +103,21 @@ bm3d_status bm3d_isoline_cuda_image     (const bm3d_image *in,
  * the clipped mean.  */
 void        bm3d_unclip       (bm3d_image *img, float sigma, int threads);
 
+/* The inverse of the clipped mean for one sigma, tabulated (2048 even
+ * steps of the result between g (0) and g (255), read with linear
+ * interpolation), as bm3d_unclip applies it: a device applies the same
+ * table to its own results.  */
+#define BM3D_UNCLIP_STEPS 2048
+typedef struct bm3d_unclip_table
+{
+  float lo, hi;           /* g (0), g (255): the table's span          */
+  float pass_lo, pass_hi; /* results left as they are (g (u) = u there) */
+  float per_step;         /* table steps per unit of result            */
+  float u[BM3D_UNCLIP_STEPS + 1];
+} bm3d_unclip_table;
+
+void        bm3d_unclip_table_init (bm3d_unclip_table *t, float sigma);
+
 /* ---- the engine's shared helpers: engine.c ------------------------- */
 /* The threads a call with params->threads 0 runs on: every core.  */
 int         bm3d_default_threads (void);
@@ -110,6 +125,16 @@ int         bm3d_default_threads (void);
  * one-line message in job's report naming it `what`.  */
 bm3d_status bm3d_check_image  (const bm3d_image *img, const char *what,
                                bm3d_job *job);
+
+/* bm3d_denoise () for integer pixels (pixels.c) on the CUDA backend,
+ * converted on the device: BM3D_ERR_NOT_IMPLEMENTED (nothing done) when
+ * the call cannot go that way (CPU backend, no usable device, noise to
+ * estimate on the host, an image the device path does not take), then
+ * the caller converts on the host.  Other errors are bm3d_denoise ()'s,
+ * as from its CUDA backend before any fall-back.  */
+bm3d_status bm3d_denoise_on_device (const bm3d_pixels *in, bm3d_pixels *out,
+                                    const bm3d_params *params,
+                                    bm3d_report *report);
 
 /* ---- the noise dispatch: engine_noise.c ------------------------------ */
 /* No camera's noise in an 8-bit photograph wants a white sigma above

@@ -80,6 +80,15 @@ struct bm3d_job
    * of params->profile, or the one estimated from the input.  */
   bm3d_noise_profile    estimated;
 
+  /* bm3d_denoise_pixels with integer pixels on a device: the caller's
+   * pixels, which the device converts to floats and back itself (the
+   * float images the backend is handed then only give the shape), and
+   * with params->clipped, the unclip table the device applies before
+   * rounding.  NULL otherwise.  */
+  const bm3d_pixels    *pixels_in;
+  bm3d_pixels          *pixels_out;
+  const struct bm3d_unclip_table *unclip;
+
   /* The CUDA device a call holds (cuda_device.cu), else NULL.  */
   void                 *cuda;
 

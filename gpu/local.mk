@@ -6,6 +6,8 @@ gpu_libbm3d_a_SOURCES = \
 	gpu/engine.h \
 	gpu/engine.c \
 	gpu/engine_noise.c \
+	gpu/pixels.h \
+	gpu/pixels.c \
 	gpu/job.h \
 	gpu/job.c \
 	gpu/bm3d_tables.h \

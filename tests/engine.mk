@@ -9,7 +9,8 @@ ENGINE_TESTS = \
 	tests/engine-isoline \
 	tests/engine-estimate \
 	tests/engine-profile \
-	tests/engine-warm-up
+	tests/engine-warm-up \
+	tests/engine-pixels
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
 # tests/data/ (camera.png, astronaut.png, their licence) is distributed
@@ -79,3 +80,7 @@ TESTS += tests/io-convert
 tests_io_convert_SOURCES = tests/io-convert.c tests/engine-tap.h
 tests_io_convert_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
 tests_io_convert_LDADD = $(IMAGE_IO_LIBS) -lm
+
+# bm3d_denoise_pixels: 8/16-bit pixels against converting them outside.
+tests_engine_pixels_SOURCES = tests/engine-pixels.c tests/engine-tap.h
+tests_engine_pixels_LDADD = $(ENGINE_TEST_LIBS)

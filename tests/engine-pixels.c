@@ -1,0 +1,382 @@
+/* Tests of bm3d_denoise_pixels (): 8- and 16-bit pixels give bit for
+ * bit what converting them to floats around bm3d_denoise () gives, for
+ * every mode and layout, with strides wider than a row; bad calls are
+ * refused and leave the output alone.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.  */
+#include "engine-tap.h"
+
+#include "bm3d.h"
+
+/* Beyond each row: values the call must never write.  */
+#define STRIDE_PAD 3
+#define SENTINEL   0x5a
+
+typedef struct
+{
+  bm3d_pixels px;
+  size_t      bytes;
+} test_pixels;
+
+static void
+pixels_new (test_pixels *t, int w, int h, int ch, int alpha,
+            bm3d_pixel_type type)
+{
+  t->px.width = w;
+  t->px.height = h;
+  t->px.channels = ch;
+  t->px.has_alpha = alpha;
+  t->px.stride = (size_t) w * ch + STRIDE_PAD;
+  t->px.type = type;
+  t->bytes = t->px.stride * h * bm3d_pixel_size (type);
+  t->px.data = malloc (t->bytes);
+  memset (t->px.data, SENTINEL, t->bytes);
+}
+
+/* Value i of row y as the engine's 0..255 float (bm3d.h's rule).  */
+static float
+value_at (const bm3d_pixels *px, int y, size_t i)
+{
+  size_t k = (size_t) y * px->stride + i;
+
+  if (px->type == BM3D_PIXELS_U8)
+    return (float) ((const uint8_t *) px->data)[k];
+  return (float) ((const uint16_t *) px->data)[k] / 257.0f;
+}
+
+/* A scene of ramps rising `slope` a pixel and an edge, Gaussian noise
+ * of `sigma`, clipped and stored at the type's depth; alpha a ramp
+ * using the whole range.  */
+static void
+fill_noisy (test_pixels *t, double slope, float sigma, uint64_t seed)
+{
+  bm3d_pixels *px = &t->px;
+  const int colour = px->channels - (px->has_alpha ? 1 : 0);
+  const double top = px->type == BM3D_PIXELS_U8 ? 255.0 : 65535.0;
+
+  for (int y = 0; y < px->height; y++)
+    for (int x = 0; x < px->width; x++)
+      for (int c = 0; c < px->channels; c++)
+        {
+          size_t k = (size_t) y * px->stride + (size_t) x * px->channels + c;
+          double v;
+
+          if (c < colour)
+            {
+              v = 40.0 + slope * (x + 0.5 * c * y) + (x > px->width / 2 ? 90 : 0)
+                  + sigma * rng_gauss (&seed);
+              v = (v < 0.0 ? 0.0 : v > 255.0 ? 255.0 : v) * top / 255.0;
+            }
+          else
+            v = (double) ((x * 7919 + y * 104729) % 65536) * top / 65535.0;
+          if (px->type == BM3D_PIXELS_U8)
+            ((uint8_t *) px->data)[k] = (uint8_t) floor (v + 0.5);
+          else
+            ((uint16_t *) px->data)[k] = (uint16_t) floor (v + 0.5);
+        }
+}
+
+/* What the caller would do without bm3d_denoise_pixels: floats out,
+ * bm3d_denoise () with clipped set, and back rounded and clipped, alpha
+ * copied.  Returns the status.  */
+static bm3d_status
+denoise_outside (const bm3d_pixels *in, bm3d_pixels *out,
+                 const bm3d_params *params)
+{
+  const int ch = in->channels, colour = ch - (in->has_alpha ? 1 : 0);
+  const size_t row = (size_t) in->width * ch;
+  bm3d_image fin = { in->width, in->height, ch, in->has_alpha, row, NULL };
+  bm3d_image fout = fin;
+  bm3d_params p = *params;
+  bm3d_status status;
+
+  fin.data = malloc (row * in->height * sizeof (float));
+  fout.data = malloc (row * in->height * sizeof (float));
+  for (int y = 0; y < in->height; y++)
+    for (size_t i = 0; i < row; i++)
+      fin.data[y * row + i] = value_at (in, y, i);
+  p.clipped = 1;
+  status = bm3d_denoise (&fin, &fout, &p, NULL);
+  for (int y = 0; status == BM3D_OK && y < in->height; y++)
+    for (size_t i = 0; i < row; i++)
+      {
+        size_t k = (size_t) y * out->stride + i;
+        float f = fout.data[y * row + i];
+        int is_alpha = (int) (i % ch) >= colour;
+
+        if (out->type == BM3D_PIXELS_U8)
+          {
+            float v = floorf (f + 0.5f);
+
+            ((uint8_t *) out->data)[k] = is_alpha
+              ? ((const uint8_t *) in->data)[(size_t) y * in->stride + i]
+              : (uint8_t) (!(v > 0.0f) ? 0.0f : v > 255.0f ? 255.0f : v);
+          }
+        else
+          {
+            float v = floorf (f * 257.0f + 0.5f);
+
+            ((uint16_t *) out->data)[k] = is_alpha
+              ? ((const uint16_t *) in->data)[(size_t) y * in->stride + i]
+              : (uint16_t) (!(v > 0.0f) ? 0.0f
+                            : v > 65535.0f ? 65535.0f : v);
+          }
+      }
+  free (fin.data);
+  free (fout.data);
+  return status;
+}
+
+static const char *
+type_name (bm3d_pixel_type type)
+{
+  return type == BM3D_PIXELS_U8 ? "u8" : type == BM3D_PIXELS_U16 ? "u16"
+                                                                  : "float";
+}
+
+/* Largest difference between two images' values (padding too).  */
+static long
+max_value_diff (const test_pixels *a, const test_pixels *b)
+{
+  const size_t n = a->bytes / bm3d_pixel_size (a->px.type);
+  long most = 0;
+
+  for (size_t i = 0; i < n; i++)
+    {
+      long d = a->px.type == BM3D_PIXELS_U8
+               ? (long) ((const uint8_t *) a->px.data)[i]
+                 - ((const uint8_t *) b->px.data)[i]
+               : (long) ((const uint16_t *) a->px.data)[i]
+                 - ((const uint16_t *) b->px.data)[i];
+
+      if (labs (d) > most)
+        most = labs (d);
+    }
+  return most;
+}
+
+/* Values the result may differ by from the float path's: 0 on the CPU;
+ * on a device (BM3D_PIXELS_TEST_BACKEND=cuda, from tests/gpu-tests.sh)
+ * its float path is the reference, converted on the host where the
+ * device converts itself, and one level is allowed for a result whose
+ * float sums came out in another order.  */
+static long tolerance;
+
+/* Differing bytes between two buffers (0: bit for bit the same).  */
+static size_t
+bytes_differing (const test_pixels *a, const test_pixels *b)
+{
+  size_t n = 0;
+
+  for (size_t i = 0; i < a->bytes; i++)
+    n += ((const uint8_t *) a->px.data)[i] != ((const uint8_t *) b->px.data)[i];
+  return n;
+}
+
+static void
+check_same_as_outside (bm3d_params *params, int w, int h, int ch, int alpha,
+                       bm3d_pixel_type type, double slope, const char *what)
+{
+  test_pixels in, got, want;
+  bm3d_report report;
+  bm3d_status status, ref;
+
+  pixels_new (&in, w, h, ch, alpha, type);
+  pixels_new (&got, w, h, ch, alpha, type);
+  pixels_new (&want, w, h, ch, alpha, type);
+  fill_noisy (&in, slope, 20.0f, 0x1234 + (uint64_t) ch * 7 + type);
+  status = bm3d_denoise_pixels (&in.px, &got.px, params, &report);
+  ref = denoise_outside (&in.px, &want.px, params);
+  /* Denoised, not copied: the result differs from the input.  */
+  tap_ok (status == BM3D_OK && ref == BM3D_OK
+          && max_value_diff (&got, &want) <= tolerance
+          && bytes_differing (&got, &in) > got.bytes / 10,
+          "%s %s %d channel(s)%s %dx%d on %s: as converted outside "
+          "(status %d/%d, %zu bytes differ, by at most %ld; %zu of %zu from "
+          "the input%s%s)", what, type_name (type), ch,
+          alpha ? " with alpha" : "", w, h,
+          bm3d_backend_name (report.backend_used), (int) status, (int) ref,
+          bytes_differing (&got, &want), max_value_diff (&got, &want),
+          bytes_differing (&got, &in), got.bytes, status ? ": " : "",
+          status ? report.message : "");
+  free (in.px.data);
+  free (got.px.data);
+  free (want.px.data);
+}
+
+static int
+cancel_at_once (double fraction, void *data)
+{
+  (void) fraction;
+  (void) data;
+  return 1;
+}
+
+/* Each bad call: its status, a message, `out` as it was.  */
+static void
+check_refused (const bm3d_pixels *in, bm3d_pixels *out,
+               const bm3d_params *params, bm3d_status expected,
+               const char *what)
+{
+  bm3d_report report;
+  test_pixels before;
+  bm3d_status status;
+  int same = 1;
+
+  if (out && out->data)
+    {
+      pixels_new (&before, out->width, out->height, out->channels,
+                  out->has_alpha, out->type);
+      memcpy (before.px.data, out->data, before.bytes);
+    }
+  status = bm3d_denoise_pixels (in, out, params, &report);
+  if (out && out->data)
+    {
+      same = memcmp (before.px.data, out->data, before.bytes) == 0;
+      free (before.px.data);
+    }
+  tap_ok (status == expected && report.message[0] && same,
+          "%s: status %d (want %d), \"%s\", output %s", what, (int) status,
+          (int) expected, report.message, same ? "untouched" : "WRITTEN");
+}
+
+static void
+check_errors (bm3d_params *params)
+{
+  test_pixels in, out, out16;
+  bm3d_pixels bad;
+
+  pixels_new (&in, 40, 36, 3, 0, BM3D_PIXELS_U8);
+  pixels_new (&out, 40, 36, 3, 0, BM3D_PIXELS_U8);
+  pixels_new (&out16, 40, 36, 3, 0, BM3D_PIXELS_U16);
+  fill_noisy (&in, 3.0, 20.0f, 99);
+
+  check_refused (NULL, &out.px, params, BM3D_ERR_INVALID_ARGUMENT,
+                 "no input");
+  check_refused (&in.px, NULL, params, BM3D_ERR_INVALID_ARGUMENT,
+                 "no output");
+  check_refused (&in.px, &out.px, NULL, BM3D_ERR_INVALID_ARGUMENT,
+                 "no parameters");
+  bad = in.px;
+  bad.type = (bm3d_pixel_type) 7;
+  check_refused (&bad, &out.px, params, BM3D_ERR_INVALID_ARGUMENT,
+                 "unknown input type");
+  check_refused (&in.px, &out16.px, params, BM3D_ERR_INVALID_ARGUMENT,
+                 "u8 in, u16 out");
+  bad = in.px;
+  bad.data = NULL;
+  check_refused (&bad, &out.px, params, BM3D_ERR_INVALID_ARGUMENT,
+                 "input without data");
+  bad = in.px;
+  bad.stride = (size_t) in.px.width * 3 - 1;
+  check_refused (&bad, &out.px, params, BM3D_ERR_INVALID_STRIDE,
+                 "stride short of a row");
+  bad = in.px;
+  bad.width = 41;
+  check_refused (&bad, &out.px, params, BM3D_ERR_INVALID_ARGUMENT,
+                 "sizes differ");
+  check_refused (&in.px, &in.px, params, BM3D_ERR_INVALID_ARGUMENT,
+                 "output is the input");
+  {
+    bm3d_params p = *params;
+
+    p.sigma = -1.0f;
+    check_refused (&in.px, &out.px, &p, BM3D_ERR_INVALID_SIGMA,
+                   "negative sigma");
+    p = *params;
+    p.progress = cancel_at_once;
+    check_refused (&in.px, &out.px, &p, BM3D_ERR_CANCELLED, "cancelled");
+  }
+  tap_ok (bm3d_pixel_size (BM3D_PIXELS_U8) == 1
+          && bm3d_pixel_size (BM3D_PIXELS_U16) == 2
+          && bm3d_pixel_size (BM3D_PIXELS_FLOAT) == 4
+          && bm3d_pixel_size ((bm3d_pixel_type) 7) == 0,
+          "bm3d_pixel_size: 1, 2, 4, and 0 for no type");
+  free (in.px.data);
+  free (out.px.data);
+  free (out16.px.data);
+}
+
+/* Float pixels are bm3d_denoise () itself.  */
+static void
+check_float (bm3d_params *params)
+{
+  const int w = 37, h = 29, ch = 3;
+  bm3d_image in = { w, h, ch, 0, (size_t) w * ch + 5, NULL };
+  bm3d_image want = in;
+  bm3d_pixels pin = { w, h, ch, 0, in.stride, BM3D_PIXELS_FLOAT, NULL };
+  bm3d_pixels got = pin;
+  uint64_t seed = 5;
+  bm3d_status a, b;
+
+  in.data = calloc (in.stride * h, sizeof (float));
+  want.data = calloc (in.stride * h, sizeof (float));
+  got.data = calloc (in.stride * h, sizeof (float));
+  pin.data = in.data;
+  for (size_t i = 0; i < in.stride * h; i++)
+    in.data[i] = (float) (100.0 + 30.0 * rng_gauss (&seed));
+  a = bm3d_denoise (&in, &want, params, NULL);
+  b = bm3d_denoise_pixels (&pin, &got, params, NULL);
+  tap_ok (a == BM3D_OK && b == BM3D_OK
+          && memcmp (want.data, got.data, in.stride * h * sizeof (float)) == 0,
+          "float pixels: bm3d_denoise () bit for bit, values outside "
+          "0..255 kept");
+  free (in.data);
+  free (want.data);
+  free (got.data);
+}
+
+int
+main (void)
+{
+  static const bm3d_mode modes[] = { BM3D_MODE_BM3D, BM3D_MODE_NLM,
+                                     BM3D_MODE_ISOLINE };
+  static const struct { int ch, alpha; } layouts[] = { { 1, 0 }, { 3, 0 },
+                                                        { 4, 1 } };
+
+  const char *backend = getenv ("BM3D_PIXELS_TEST_BACKEND");
+  bm3d_params params;
+
+  bm3d_params_init (&params);
+  params.backend = BM3D_BACKEND_CPU;
+  if (backend && strcmp (backend, "cuda") == 0)
+    {
+      params.backend = BM3D_BACKEND_CUDA;
+      tolerance = 1;
+    }
+  params.threads = 2;
+  params.sigma = 20.0f;
+
+  for (size_t m = 0; m < sizeof modes / sizeof *modes; m++)
+    for (size_t l = 0; l < sizeof layouts / sizeof *layouts; l++)
+      for (int t = BM3D_PIXELS_U8; t <= BM3D_PIXELS_U16; t++)
+        {
+          params.mode = modes[m];
+          /* Caller's clipped flag 0: integer pixels set it anyway.  */
+          params.clipped = 0;
+          check_same_as_outside (&params, 45, 33, layouts[l].ch,
+                                 layouts[l].alpha, (bm3d_pixel_type) t, 3.0,
+                                 bm3d_mode_name (modes[m]));
+        }
+
+  /* The noise estimated from the pixels themselves: flat enough to
+   * find it.  */
+  params.mode = BM3D_MODE_BM3D;
+  params.noise = BM3D_NOISE_PROFILE;
+  params.profile = NULL;
+  check_same_as_outside (&params, 64, 64, 3, 0, BM3D_PIXELS_U8, 0.2,
+                         "bm3d camera noise");
+  params.mode = BM3D_MODE_NLM;
+  check_same_as_outside (&params, 64, 64, 1, 0, BM3D_PIXELS_U16, 0.2,
+                         "nlm camera noise");
+  params.noise = BM3D_NOISE_WHITE;
+
+  check_float (&params);
+  check_errors (&params);
+  return tap_done ();
+}
