@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "cuda_device.cuh"
+#include "pixels.h"
 
 static bm3d_cuda_device g_devices[BM3D_CUDA_MAX_DEVICES];
 static pthread_once_t   g_once = PTHREAD_ONCE_INIT;
@@ -506,34 +507,86 @@ bm3d_cuda_reserve (bm3d_job *job, size_t bytes)
 
 /* ---- colour transform ---------------------------------------------------- */
 
+/* Threads of a colour transform block (a grid-stride loop over pixels).  */
+#define COLOUR_THREADS 256
+
+/* The unclip table of the call under way (bm3d_cuda_unclip_upload).  */
+__constant__ bm3d_unclip_table unclip_const;
+
+/* A pixel value of type T on the engine's 0..255 scale and back, by
+ * pixels.h's rules: float as it is.  */
+template <typename T> __device__ __forceinline__ float to_float (T v);
+template <> __device__ __forceinline__ float
+to_float<float> (float v) { return v; }
+template <> __device__ __forceinline__ float
+to_float<uint8_t> (uint8_t v) { return bm3d_u8_to_float (v); }
+template <> __device__ __forceinline__ float
+to_float<uint16_t> (uint16_t v) { return bm3d_u16_to_float (v); }
+
+template <typename T> __device__ __forceinline__ T from_float (float f);
+template <> __device__ __forceinline__ float
+from_float<float> (float f) { return f; }
+template <> __device__ __forceinline__ uint8_t
+from_float<uint8_t> (float f) { return bm3d_float_to_u8 (f); }
+template <> __device__ __forceinline__ uint16_t
+from_float<uint16_t> (float f) { return bm3d_float_to_u16 (f); }
+
+/* bm3d_unclip's mapping of one result, rounded as the host rounds it
+ * (no fused multiply-add).  */
+__device__ __forceinline__ float
+unclip_value (float v)
+{
+  const bm3d_unclip_table &t = unclip_const;
+  float pos;
+  int k;
+
+  if (v >= t.pass_lo && v <= t.pass_hi)
+    return v;
+  if (!(v > t.lo))
+    return 0.0f;
+  if (!(v < t.hi))
+    return 255.0f;
+  pos = __fmul_rn (__fsub_rn (v, t.lo), t.per_step);
+  k = (int) pos;
+  if (k >= BM3D_UNCLIP_STEPS)
+    return t.u[BM3D_UNCLIP_STEPS];
+  return __fadd_rn (t.u[k], __fmul_rn (__fsub_rn (pos, (float) k),
+                                       __fsub_rn (t.u[k + 1], t.u[k])));
+}
+
 typedef struct
 {
   float        m[3][3];
-  const float *src;                  /* tile, interleaved, `channels`   */
+  const void  *src;                  /* tile, interleaved, `channels`   */
   float       *plane[BM3D_MAX_CHANNELS];
   size_t       count;
   int          channels;             /* values per pixel (alpha too)    */
   int          colour;               /* 1 or 3                          */
 } colour_forward_args;
 
-/* Interleaved pixels to planes, rounding exactly as the host's
- * transform does (no fused multiply-add).  */
-__global__ void
+/* Interleaved pixels of type T to float planes, rounding exactly as the
+ * host's conversion and transform do (no fused multiply-add).  */
+template <typename T>
+__global__ void __launch_bounds__ (COLOUR_THREADS)
 colour_forward (colour_forward_args a)
 {
   for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < a.count;
        i += (size_t) gridDim.x * blockDim.x)
     {
-      const float *px = a.src + i * a.channels;
+      const T *px = (const T *) a.src + i * a.channels;
 
       if (a.colour == 1)
-        a.plane[0][i] = px[0];
+        a.plane[0][i] = to_float<T> (px[0]);
       else
+        {
+          const float p0 = to_float<T> (px[0]), p1 = to_float<T> (px[1]),
+                      p2 = to_float<T> (px[2]);
 #pragma unroll
-        for (int c = 0; c < 3; c++)
-          a.plane[c][i] = __fadd_rn (__fadd_rn (__fmul_rn (a.m[c][0], px[0]),
-                                                __fmul_rn (a.m[c][1], px[1])),
-                                     __fmul_rn (a.m[c][2], px[2]));
+          for (int c = 0; c < 3; c++)
+            a.plane[c][i] = __fadd_rn (__fadd_rn (__fmul_rn (a.m[c][0], p0),
+                                                  __fmul_rn (a.m[c][1], p1)),
+                                       __fmul_rn (a.m[c][2], p2));
+        }
     }
 }
 
@@ -541,15 +594,18 @@ typedef struct
 {
   float           m[3][3];
   const float    *plane[BM3D_MAX_CHANNELS];  /* result planes of the tile */
-  const float    *src;               /* the tile's input (for alpha)    */
-  float          *dst;               /* whole image, interleaved        */
+  const void     *src;               /* the tile's input (for alpha)    */
+  void           *dst;               /* whole image, interleaved        */
   bm3d_cuda_core  core;
   int             channels, colour;
+  int             unclip;            /* map through unclip_const first  */
 } colour_inverse_args;
 
-/* The tile's core back to interleaved pixels of the image; alpha is
+/* The tile's core back to interleaved pixels of type T of the image,
+ * unclipped first when asked, then rounded and clipped to T; alpha is
  * copied bit for bit from the input.  */
-__global__ void
+template <typename T>
+__global__ void __launch_bounds__ (COLOUR_THREADS)
 colour_inverse (colour_inverse_args a)
 {
   const bm3d_cuda_core &k = a.core;
@@ -560,27 +616,46 @@ colour_inverse (colour_inverse_args a)
     {
       const int y = (int) (i / k.core_w), x = (int) (i - (size_t) y * k.core_w);
       const size_t t = (size_t) (k.oy + y) * k.tile_width + k.ox + x;
-      float *px = a.dst + ((size_t) (k.gy + y) * k.width + k.gx + x) * a.channels;
+      T *px = (T *) a.dst + ((size_t) (k.gy + y) * k.width + k.gx + x)
+                            * a.channels;
+      float v[3];
 
       if (a.colour == 1)
-        px[0] = a.plane[0][t];
+        v[0] = a.plane[0][t];
       else
         {
           const float p0 = a.plane[0][t], p1 = a.plane[1][t], p2 = a.plane[2][t];
 #pragma unroll
           for (int c = 0; c < 3; c++)
-            px[c] = __fadd_rn (__fadd_rn (__fmul_rn (a.m[c][0], p0),
-                                          __fmul_rn (a.m[c][1], p1)),
-                               __fmul_rn (a.m[c][2], p2));
+            v[c] = __fadd_rn (__fadd_rn (__fmul_rn (a.m[c][0], p0),
+                                         __fmul_rn (a.m[c][1], p1)),
+                              __fmul_rn (a.m[c][2], p2));
         }
+      for (int c = 0; c < a.colour; c++)
+        px[c] = from_float<T> (a.unclip ? unclip_value (v[c]) : v[c]);
       if (a.channels > a.colour)
-        px[a.colour] = a.src[t * a.channels + a.colour];
+        px[a.colour] = ((const T *) a.src)[t * a.channels + a.colour];
     }
 }
 
+/* The kernel of `type` for each of the two transforms.  */
+#define COLOUR_LAUNCH(kernel, type, dev, a)                                  \
+  do                                                                         \
+    {                                                                        \
+      dim3 grid ((dev)->sm_count * 8), block (COLOUR_THREADS);               \
+      if ((type) == BM3D_PIXELS_U8)                                          \
+        kernel<uint8_t><<<grid, block, 0, (dev)->stream>>> (a);              \
+      else if ((type) == BM3D_PIXELS_U16)                                    \
+        kernel<uint16_t><<<grid, block, 0, (dev)->stream>>> (a);             \
+      else                                                                   \
+        kernel<float><<<grid, block, 0, (dev)->stream>>> (a);                \
+    }                                                                        \
+  while (0)
+
 bm3d_status
-bm3d_cuda_colour_forward (bm3d_job *job, const float *src, int channels,
-                          int colour, float *const *plane, size_t count)
+bm3d_cuda_colour_forward (bm3d_job *job, const void *src,
+                          bm3d_pixel_type type, int channels, int colour,
+                          float *const *plane, size_t count)
 {
   bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
   colour_forward_args a;
@@ -593,15 +668,16 @@ bm3d_cuda_colour_forward (bm3d_job *job, const float *src, int channels,
   a.count = count;
   a.channels = channels;
   a.colour = colour;
-  colour_forward<<<dev->sm_count * 8, 256, 0, dev->stream>>> (a);
+  COLOUR_LAUNCH (colour_forward, type, dev, a);
   BM3D_CUDA_CHECK_LAUNCH (job, "colour_forward");
   return BM3D_OK;
 }
 
 bm3d_status
 bm3d_cuda_colour_inverse (bm3d_job *job, const float *const *plane,
-                          const float *src, float *dst, int channels,
-                          int colour, const bm3d_cuda_core *core)
+                          const void *src, void *dst, bm3d_pixel_type type,
+                          int channels, int colour,
+                          const bm3d_cuda_core *core)
 {
   bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
   colour_inverse_args a;
@@ -615,7 +691,23 @@ bm3d_cuda_colour_inverse (bm3d_job *job, const float *const *plane,
   a.core = *core;
   a.channels = channels;
   a.colour = colour;
-  colour_inverse<<<dev->sm_count * 8, 256, 0, dev->stream>>> (a);
+  /* Floats go back as they are; the dispatcher unclips them.  */
+  a.unclip = type != BM3D_PIXELS_FLOAT && job->unclip != NULL;
+  COLOUR_LAUNCH (colour_inverse, type, dev, a);
   BM3D_CUDA_CHECK_LAUNCH (job, "colour_inverse");
+  return BM3D_OK;
+}
+
+bm3d_status
+bm3d_cuda_unclip_upload (bm3d_job *job)
+{
+  bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
+
+  if (!job->unclip)
+    return BM3D_OK;
+  BM3D_CUDA_CHECK (job, cudaMemcpyToSymbolAsync (unclip_const, job->unclip,
+                                                 sizeof unclip_const, 0,
+                                                 cudaMemcpyHostToDevice,
+                                                 dev->stream));
   return BM3D_OK;
 }

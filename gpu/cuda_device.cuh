@@ -65,16 +65,20 @@ size_t      bm3d_cuda_budget_for (const bm3d_job *job);
 
 /* ---- colour transform between pixels and planes --------------------- */
 
-/* Interleaved pixels (`channels` values each, alpha last) of a `count`-
- * pixel tile to `colour` planes through the job's forward matrix,
- * rounded as the host's transform rounds.  */
-bm3d_status bm3d_cuda_colour_forward (bm3d_job *job, const float *src,
-                                      int channels, int colour,
-                                      float *const *plane, size_t count);
+/* Interleaved pixels of `type` (`channels` values each, alpha last) of
+ * a `count`-pixel tile to `colour` float planes through the job's
+ * forward matrix, converted (pixels.h) and rounded as the host's
+ * conversion and transform round.  */
+bm3d_status bm3d_cuda_colour_forward (bm3d_job *job, const void *src,
+                                      bm3d_pixel_type type, int channels,
+                                      int colour, float *const *plane,
+                                      size_t count);
 
 /* The core of a tile back into the whole image `dst` (interleaved,
- * `width` pixels a row) through the inverse matrix; alpha is copied bit
- * for bit from the tile's input `src`.  */
+ * `width` pixels a row, values of `type`) through the inverse matrix;
+ * integer types are unclipped first when the job has a table
+ * (job->unclip), then rounded and clipped; alpha is copied bit for bit
+ * from the tile's input `src` (of the same type).  */
 typedef struct
 {
   int tile_width, tile_height;
@@ -86,9 +90,14 @@ typedef struct
 
 bm3d_status bm3d_cuda_colour_inverse (bm3d_job *job,
                                       const float *const *plane,
-                                      const float *src, float *dst,
-                                      int channels, int colour,
+                                      const void *src, void *dst,
+                                      bm3d_pixel_type type, int channels,
+                                      int colour,
                                       const bm3d_cuda_core *core);
+
+/* job->unclip, when set, into the device's table for the inverse
+ * (on the device's stream, before the tiles).  */
+bm3d_status bm3d_cuda_unclip_upload (bm3d_job *job);
 
 /* ---- whole images, tile by tile, on the device ---------------------- */
 

@@ -20,7 +20,12 @@
  * fits, it stays on the device until every tile is done (`out` is then
  * written only on success).  Where the caller asks, the thread pins the
  * images (page-locks them) while the device works, so that the copies
- * after run at pinned speed.  */
+ * after run at pinned speed.
+ *
+ * Integer pixels (bm3d_denoise_pixels: job->pixels_in, _out) travel as
+ * they are, a quarter (8-bit) or half (16-bit) of the floats' bytes:
+ * the colour transforms convert them on the device, the inverse
+ * rounding (and unclipping) into the result's own type.  */
 #include <cuda_runtime.h>
 
 #include <math.h>
@@ -37,8 +42,16 @@
  * counter moves past it), under `lock`.  */
 typedef struct
 {
-  const bm3d_image    *in;
+  const bm3d_image    *in;           /* the shape of the images         */
   bm3d_image          *out;
+  /* Where the values are, and their type: the float images', or the
+   * caller's integer pixels.  Pitches in bytes.  */
+  bm3d_pixel_type      type;
+  size_t               value_bytes;
+  const char          *in_data;
+  size_t               in_pitch;
+  char                *out_data;
+  size_t               out_pitch;
   const bm3d_tile_rect *rect;        /* the tiles, in the order run     */
   int                  tiles;
   int                  ordinal;
@@ -63,29 +76,26 @@ typedef struct
   double               waited;       /* the calling thread's waits       */
 } transfers;
 
-/* The bytes an image's rows span.  */
-static void
-image_extent (const bm3d_image *img, void **start, size_t *bytes)
+/* The bytes the rows of an image of the call's shape span from `data`
+ * on, `pitch` bytes apart.  */
+static size_t
+image_extent (const transfers *t, size_t pitch)
 {
-  *start = img->data;
-  *bytes = (((size_t) img->height - 1) * img->stride
-            + (size_t) img->width * img->channels) * sizeof (float);
+  return ((size_t) t->in->height - 1) * pitch
+         + (size_t) t->in->width * t->in->channels * t->value_bytes;
 }
 
-/* Page-lock `img` so that the copy engines reach it at full speed.  A
- * failure (memory the caller pinned already, a limit) leaves the copies
- * pageable, as slow as before and as right.  */
+/* Page-lock the image at `data` so that the copy engines reach it at
+ * full speed.  A failure (memory the caller pinned already, a limit)
+ * leaves the copies pageable, as slow as before and as right.  */
 static int
-pin (transfers *t, const bm3d_image *img)
+pin (transfers *t, const void *data, size_t pitch)
 {
   double t0 = bm3d_seconds ();
-  void *start;
-  size_t bytes;
   int ok;
 
-  image_extent (img, &start, &bytes);
-  ok = cudaHostRegister (start, bytes, cudaHostRegisterDefault)
-       == cudaSuccess;
+  ok = cudaHostRegister ((void *) data, image_extent (t, pitch),
+                         cudaHostRegisterDefault) == cudaSuccess;
   if (!ok)
     (void) cudaGetLastError ();
   t->pin_seconds += bm3d_seconds () - t0;
@@ -93,13 +103,9 @@ pin (transfers *t, const bm3d_image *img)
 }
 
 static void
-unpin (const bm3d_image *img)
+unpin (const void *data)
 {
-  void *start;
-  size_t bytes;
-
-  image_extent (img, &start, &bytes);
-  (void) cudaHostUnregister (start);
+  (void) cudaHostUnregister ((void *) data);
 }
 
 /* Wait until `*counter` reaches `value`; 0 when the call gave up.  */
@@ -150,8 +156,8 @@ static int
 upload (transfers *t, int k)
 {
   const bm3d_tile_rect *r = &t->rect[k];
-  const int ch = t->in->channels;
-  const size_t row = (size_t) (r->x1 - r->x0) * ch * sizeof (float);
+  const size_t px = t->in->channels * t->value_bytes;
+  const size_t row = (size_t) (r->x1 - r->x0) * px;
 
   if (k >= 2)
     {
@@ -160,9 +166,9 @@ upload (transfers *t, int k)
       TRY (t, cudaStreamWaitEvent (t->copy, t->staging_free[k & 1], 0));
     }
   TRY (t, cudaMemcpy2DAsync (t->staging[k & 1], row,
-                             t->in->data + (size_t) r->y0 * t->in->stride
-                             + (size_t) r->x0 * ch,
-                             t->in->stride * sizeof (float), row,
+                             t->in_data + (size_t) r->y0 * t->in_pitch
+                             + (size_t) r->x0 * px,
+                             t->in_pitch, row,
                              r->y1 - r->y0, cudaMemcpyHostToDevice, t->copy));
   TRY (t, cudaEventRecord (t->uploaded[k & 1], t->copy));
   advance (t, &t->uploads, k + 1);
@@ -174,15 +180,15 @@ static int
 download (transfers *t, int k)
 {
   const bm3d_tile_rect *r = &t->rect[k];
-  const int ch = t->out->channels;
-  const size_t row = (size_t) (r->cx1 - r->cx0) * ch * sizeof (float);
+  const size_t px = t->out->channels * t->value_bytes;
+  const size_t row = (size_t) (r->cx1 - r->cx0) * px;
 
   if (!wait_for (t, &t->filtered, k + 1))
     return 0;
   TRY (t, cudaStreamWaitEvent (t->copy, t->core_ready[k & 1], 0));
-  TRY (t, cudaMemcpy2DAsync (t->out->data + (size_t) r->cy0 * t->out->stride
-                             + (size_t) r->cx0 * ch,
-                             t->out->stride * sizeof (float), t->core[k & 1],
+  TRY (t, cudaMemcpy2DAsync (t->out_data + (size_t) r->cy0 * t->out_pitch
+                             + (size_t) r->cx0 * px,
+                             t->out_pitch, t->core[k & 1],
                              row, row, r->cy1 - r->cy0,
                              cudaMemcpyDeviceToHost, t->copy));
   TRY (t, cudaEventRecord (t->core_free[k & 1], t->copy));
@@ -205,10 +211,10 @@ transfer_thread (void *arg)
       /* While the first tile is filtered: the input pinned for the
        * uploads after it, and a streamed output for the downloads.  */
       if (k == 0 && t->tiles > 1 && (t->pin & BM3D_CUDA_PIN_IN))
-        t->pinned_in = pin (t, t->in);
+        t->pinned_in = pin (t, t->in_data, t->in_pitch);
       if (k == 0 && t->tiles > 1 && t->core[0]
           && (t->pin & BM3D_CUDA_PIN_OUT))
-        t->pinned_out = pin (t, t->out);
+        t->pinned_out = pin (t, t->out_data, t->out_pitch);
       if (t->core[0] && k >= 1 && !download (t, k - 1))
         return NULL;
     }
@@ -219,7 +225,7 @@ transfer_thread (void *arg)
      * nothing hides: pinned, it runs at 55 rather than 10 GB/s.
      * Pinning leaves the pixels as they are, so `out` may be pinned
      * before the call has succeeded.  */
-    t->pinned_out = pin (t, t->out);
+    t->pinned_out = pin (t, t->out_data, t->out_pitch);
   return NULL;
 }
 
@@ -313,8 +319,9 @@ filter_tile (transfers *t, int k, int colour, float *dev_out,
   BM3D_CUDA_CHECK (job, cudaStreamWaitEvent (dev->stream,
                                              t->uploaded[k & 1], 0));
   planes = steps->input (steps->ctx, &core, job);
-  if ((status = bm3d_cuda_colour_forward (job, t->staging[k & 1], ch, colour,
-                                          planes, (size_t) core.tile_width
+  if ((status = bm3d_cuda_colour_forward (job, t->staging[k & 1], t->type,
+                                          ch, colour, planes,
+                                          (size_t) core.tile_width
                                           * core.tile_height)) != BM3D_OK
       || (status = steps->denoise (steps->ctx, &core, &result, job))
          != BM3D_OK)
@@ -332,7 +339,8 @@ filter_tile (transfers *t, int k, int colour, float *dev_out,
       dev_out = t->core[k & 1];
     }
   if ((status = bm3d_cuda_colour_inverse (job, result, t->staging[k & 1],
-                                          dev_out, ch, colour, &dst_core))
+                                          dev_out, t->type, ch, colour,
+                                          &dst_core))
       != BM3D_OK)
     return status;
   BM3D_CUDA_CHECK (job, cudaEventRecord (t->staging_free[k & 1], dev->stream));
@@ -349,10 +357,9 @@ download_result (transfers *t, const float *dev_out, bm3d_job *job)
 {
   bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
   const bm3d_image *out = t->out;
-  const size_t row = (size_t) out->width * out->channels * sizeof (float);
+  const size_t row = (size_t) out->width * out->channels * t->value_bytes;
 
-  BM3D_CUDA_CHECK (job, cudaMemcpy2DAsync (out->data,
-                                           out->stride * sizeof (float),
+  BM3D_CUDA_CHECK (job, cudaMemcpy2DAsync (t->out_data, t->out_pitch,
                                            dev_out, row, row, out->height,
                                            cudaMemcpyDeviceToHost,
                                            dev->stream));
@@ -370,6 +377,24 @@ transfers_open (transfers *t, const bm3d_image *in, bm3d_image *out,
 
   t->in = in;
   t->out = out;
+  if (job->pixels_in)
+    {
+      t->type = job->pixels_in->type;
+      t->value_bytes = bm3d_pixel_size (t->type);
+      t->in_data = (const char *) job->pixels_in->data;
+      t->in_pitch = job->pixels_in->stride * t->value_bytes;
+      t->out_data = (char *) job->pixels_out->data;
+      t->out_pitch = job->pixels_out->stride * t->value_bytes;
+    }
+  else
+    {
+      t->type = BM3D_PIXELS_FLOAT;
+      t->value_bytes = sizeof (float);
+      t->in_data = (const char *) in->data;
+      t->in_pitch = in->stride * sizeof (float);
+      t->out_data = (char *) out->data;
+      t->out_pitch = out->stride * sizeof (float);
+    }
   t->ordinal = bm3d_cuda_device_of (job)->ordinal;
   for (int i = 0; i < 2; i++)
     {
@@ -404,9 +429,9 @@ transfers_close (transfers *t, pthread_t *thread)
       pthread_join (*thread, NULL);
     }
   if (t->pinned_in)
-    unpin (t->in);
+    unpin (t->in_data);
   if (t->pinned_out)
-    unpin (t->out);
+    unpin (t->out_data);
   if (t->copy)
     {
       (void) cudaStreamSynchronize (t->copy);
@@ -444,6 +469,8 @@ bm3d_cuda_tiled_image (const bm3d_image *in, bm3d_image *out, int side,
       return BM3D_ERR_OUT_OF_MEMORY;
     }
   status = transfers_open (&t, in, out, staging, core, job);
+  if (status == BM3D_OK)
+    status = bm3d_cuda_unclip_upload (job);
   if (status == BM3D_OK)
     {
       started = pthread_create (&thread, NULL, transfer_thread, &t) == 0;
