@@ -314,9 +314,10 @@ typedef struct
  * of their values on the 0..255 scale (U8 v as v, U16 v as v / 257.0f)
  * would be, with params->clipped set whatever the caller gave (integer
  * values are within range: bm3d_image_within_range's rule), and the
- * result comes back rounded to the nearest value and clipped to the
- * type's range (U8 floorf (f + 0.5f), U16 floorf (f * 257 + 0.5f));
- * alpha is copied bit-exact.  The result is bit for bit the one the
+ * result comes back clipped to 0..255 and rounded half up to the type
+ * (U8 floor (f + 0.5), U16 floor (f * 257 + 0.5), exactly, NaN to 0:
+ * what bm3d-denoise writes to 8- and 16-bit files); alpha is copied
+ * bit-exact.  The result is bit for bit the one the
  * caller would get by converting so around bm3d_denoise () on the same
  * backend.  Cancelling, failing, falling back, estimating the noise and
  * the report are bm3d_denoise ()'s: on any error `out` is untouched,

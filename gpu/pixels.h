@@ -36,27 +36,27 @@ bm3d_u16_to_float (uint16_t v)
   return (float) v / BM3D_U16_PER_UNIT;
 }
 
-/* Nearest value, clipped; NaN (no filter makes one) gives 0.  */
+/* Clipped to 0..255 and rounded half up, without rounding error on
+ * the way: floor (f + 0.5) and floor (f * 257 + 0.5) of the clipped f
+ * (f * 257 is exact in double), NaN giving 0.  These are the command's
+ * own rules for writing 8- and 16-bit files (cli/image_io.c, to_u8 and
+ * io_to_int), so a file written from either is the same.  */
 BM3D_PIXEL_FUNC uint8_t
 bm3d_float_to_u8 (float f)
 {
-  if (!(f > 0.0f))
-    return 0;
-  if (f >= 254.5f)
-    return 255;
-  return (uint8_t) floorf (f + 0.5f);
+  const float c = f > 0.0f ? (f < 255.0f ? f : 255.0f) : 0.0f;
+  const int i = (int) c;
+
+  /* c - i is exact: no sum that could round up to the next integer.  */
+  return (uint8_t) (i + (c - (float) i >= 0.5f));
 }
 
 BM3D_PIXEL_FUNC uint16_t
 bm3d_float_to_u16 (float f)
 {
-  float v = f * BM3D_U16_PER_UNIT;
+  const double c = f > 0.0f ? (f < 255.0f ? (double) f : 255.0) : 0.0;
 
-  if (!(v > 0.0f))
-    return 0;
-  if (v >= 65534.5f)
-    return 65535;
-  return (uint16_t) floorf (v + 0.5f);
+  return (uint16_t) (c * BM3D_U16_PER_UNIT + 0.5);
 }
 
 #endif /* BM3D_PIXELS_H */

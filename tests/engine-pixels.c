@@ -109,23 +109,18 @@ denoise_outside (const bm3d_pixels *in, bm3d_pixels *out,
         float f = fout.data[y * row + i];
         int is_alpha = (int) (i % ch) >= colour;
 
+        /* bm3d.h's rule: clipped, then rounded half up exactly (in
+         * double, where f * 257 + 0.5 has no rounding error).  */
+        double c = !(f > 0.0f) ? 0.0 : f > 255.0f ? 255.0 : (double) f;
+
         if (out->type == BM3D_PIXELS_U8)
-          {
-            float v = floorf (f + 0.5f);
-
-            ((uint8_t *) out->data)[k] = is_alpha
-              ? ((const uint8_t *) in->data)[(size_t) y * in->stride + i]
-              : (uint8_t) (!(v > 0.0f) ? 0.0f : v > 255.0f ? 255.0f : v);
-          }
+          ((uint8_t *) out->data)[k] = is_alpha
+            ? ((const uint8_t *) in->data)[(size_t) y * in->stride + i]
+            : (uint8_t) floor (c + 0.5);
         else
-          {
-            float v = floorf (f * 257.0f + 0.5f);
-
-            ((uint16_t *) out->data)[k] = is_alpha
-              ? ((const uint16_t *) in->data)[(size_t) y * in->stride + i]
-              : (uint16_t) (!(v > 0.0f) ? 0.0f
-                            : v > 65535.0f ? 65535.0f : v);
-          }
+          ((uint16_t *) out->data)[k] = is_alpha
+            ? ((const uint16_t *) in->data)[(size_t) y * in->stride + i]
+            : (uint16_t) floor (c * 257.0 + 0.5);
       }
   free (fin.data);
   free (fout.data);
@@ -331,6 +326,20 @@ check_float (bm3d_params *params)
   free (got.data);
 }
 
+/* v / 257.0f, the engine's 16-bit rule, is the command's s * 255 / 65535
+ * in double rounded once to float (cli/image_io.c, io_from_int), for
+ * every value: files read either way give the same floats.  */
+static void
+check_u16_rule (void)
+{
+  int differ = 0;
+
+  for (unsigned v = 0; v <= 65535; v++)
+    differ += (float) v / 257.0f != (float) (v * 255.0 / 65535);
+  tap_ok (differ == 0, "u16 v / 257.0f is (float) (v * 255.0 / 65535) for "
+          "every v (%d differ)", differ);
+}
+
 int
 main (void)
 {
@@ -378,5 +387,6 @@ main (void)
 
   check_float (&params);
   check_errors (&params);
+  check_u16_rule ();
   return tap_done ();
 }
