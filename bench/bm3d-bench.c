@@ -14,7 +14,7 @@
  *   bm3d-bench [--sizes 0.25,2,6,12,24] [--channels 1,3]
  *              [--backends cpu,cuda] [--sigma S] [--mode bm3d|bm3d-fast]
  *              [--threads N] [--repeat N] [--seed N] [--image FILE]
- *              [--noise white,camera] [--no-warmup]
+ *              [--noise white,camera] [--pixels float|u8|u16] [--no-warmup]
  *   bm3d-bench --diff IMAGE1 IMAGE2     PSNR and largest difference
  *   bm3d-bench --synth W H CHANNELS OUT write a clean synthetic image
  *
@@ -25,7 +25,10 @@
  * estimated from the noisy image inside the engine's time, then the
  * correlated-noise filter) beside white mode's at the same sigma; its
  * `estim` column is bm3d_estimate_noise_profile alone on that image,
- * with the row's backend.  */
+ * with the row's backend.  --pixels u8 or u16 hands the engine the noisy
+ * image as 8- or 16-bit pixels (rounded and clipped first, as a file
+ * holds them) through bm3d_denoise_pixels, whose conversions then count
+ * in its time; PSNR_in and PSNR_out are of those pixels.  */
 #include "config.h"
 
 #include <math.h>
@@ -58,8 +61,11 @@ typedef struct
   int           warmup;
   uint64_t      seed;
   const char   *image;
+  bm3d_pixel_type pixels;       /* --pixels                         */
   bm3d_params   mode_options;   /* --nlm-h and the like */
 } options;
+
+static const char *const pixel_names[] = { "float", "u8", "u16" };
 
 /* ---- images ----------------------------------------------------------- */
 
@@ -306,31 +312,97 @@ noise_name (bm3d_noise_kind noise)
   return noise == BM3D_NOISE_PROFILE ? "camera" : "white";
 }
 
+/* `noisy` as pixels of `type` in `px` (its buffer allocated; NULL data
+ * when out of memory), and `noisy` rounded and clipped to them.  */
+static void
+pixels_of (bm3d_pixel_type type, float *noisy, int w, int h, int ch,
+           bm3d_pixels *px)
+{
+  const size_t n = (size_t) w * h * ch;
+
+  px->width = w;
+  px->height = h;
+  px->channels = ch;
+  px->has_alpha = 0;
+  px->stride = (size_t) w * ch;
+  px->type = type;
+  px->data = malloc (n * bm3d_pixel_size (type));
+  if (!px->data || type == BM3D_PIXELS_FLOAT)
+    {
+      if (px->data)
+        memcpy (px->data, noisy, n * sizeof (float));
+      return;
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      double c = noisy[i] > 0.0f ? (noisy[i] < 255.0f ? noisy[i] : 255.0)
+                                 : 0.0;
+
+      if (type == BM3D_PIXELS_U8)
+        {
+          ((uint8_t *) px->data)[i] = (uint8_t) (c + 0.5);
+          noisy[i] = ((uint8_t *) px->data)[i];
+        }
+      else
+        {
+          ((uint16_t *) px->data)[i] = (uint16_t) (c * 257.0 + 0.5);
+          noisy[i] = ((uint16_t *) px->data)[i] / 257.0f;
+        }
+    }
+}
+
+/* The result pixels back to floats for the PSNR.  */
+static void
+floats_of (const bm3d_pixels *px, float *dst)
+{
+  const size_t n = (size_t) px->width * px->height * px->channels;
+
+  for (size_t i = 0; i < n; i++)
+    dst[i] = px->type == BM3D_PIXELS_U8
+             ? ((const uint8_t *) px->data)[i]
+             : px->type == BM3D_PIXELS_U16
+             ? ((const uint16_t *) px->data)[i] / 257.0f
+             : ((const float *) px->data)[i];
+}
+
 static int
 bench_one (const options *opt, const float *clean, const float *noisy,
            int w, int h, int channels, bm3d_backend backend,
            bm3d_noise_kind noise)
 {
-  bm3d_image in, out;
+  bm3d_pixels in, out;
+  bm3d_image in_float;
   bm3d_params params;
   bm3d_report report, best;
   bm3d_status status;
   size_t n = (size_t) w * h * channels;
   float *result = malloc (n * sizeof (float));
+  float *noisy_px = malloc (n * sizeof (float));
   double dummy;
 
-  if (!result)
+  in.data = out.data = NULL;
+  if (result && noisy_px)
+    {
+      memcpy (noisy_px, noisy, n * sizeof (float));
+      pixels_of (opt->pixels, noisy_px, w, h, channels, &in);
+      out = in;
+      out.data = malloc (n * bm3d_pixel_size (opt->pixels));
+    }
+  if (!result || !noisy_px || !in.data || !out.data)
     {
       fprintf (stderr, "bm3d-bench: out of memory\n");
+      free (result);
+      free (noisy_px);
+      free (in.data);
+      free (out.data);
       return 1;
     }
-  in.width = out.width = w;
-  in.height = out.height = h;
-  in.channels = out.channels = channels;
-  in.has_alpha = out.has_alpha = 0;
-  in.stride = out.stride = (size_t) w * channels;
-  in.data = (float *) noisy;
-  out.data = result;
+  in_float.width = w;
+  in_float.height = h;
+  in_float.channels = channels;
+  in_float.has_alpha = 0;
+  in_float.stride = (size_t) w * channels;
+  in_float.data = noisy_px;
 
   params = opt->mode_options;
   params.sigma = opt->sigma;
@@ -341,19 +413,22 @@ bench_one (const options *opt, const float *clean, const float *noisy,
 
   /* CUDA: start the device and size its buffers before timing.  */
   if (backend == BM3D_BACKEND_CUDA && opt->warmup
-      && (status = bm3d_denoise (&in, &out, &params, &report)) != BM3D_OK)
+      && (status = bm3d_denoise_pixels (&in, &out, &params, &report)) != BM3D_OK)
     {
       printf ("%-6.2f %5dx%-5d %2d %-5s %-6s failed: %s\n",
               w * (double) h / 1e6, w, h, channels,
               bm3d_backend_name (backend), noise_name (noise),
               report.message);
       free (result);
+      free (noisy_px);
+      free (in.data);
+      free (out.data);
       return 1;
     }
   memset (&best, 0, sizeof best);
   for (int r = 0; r < opt->repeat; r++)
     {
-      status = bm3d_denoise (&in, &out, &params, &report);
+      status = bm3d_denoise_pixels (&in, &out, &params, &report);
       if (status != BM3D_OK)
         {
           printf ("%-6.2f %5dx%-5d %2d %-5s %-6s failed: %s\n",
@@ -361,6 +436,9 @@ bench_one (const options *opt, const float *clean, const float *noisy,
                   bm3d_backend_name (backend), noise_name (noise),
                   report.message);
           free (result);
+          free (noisy_px);
+          free (in.data);
+          free (out.data);
           return 1;
         }
       if (r == 0 || report.seconds_total < best.seconds_total)
@@ -369,17 +447,21 @@ bench_one (const options *opt, const float *clean, const float *noisy,
   char estim[32] = "-";
 
   if (noise == BM3D_NOISE_PROFILE)
-    snprintf (estim, sizeof estim, "%.2f", estimate_ms (opt, &in, backend));
+    snprintf (estim, sizeof estim, "%.2f", estimate_ms (opt, &in_float, backend));
   printf ("%-6.2f %5dx%-5d %2d %-5s %-6s %10.2f %10.2f %8s %10.2f %9.1f %9.1f %8.2f %8.2f %8.2f\n",
           w * (double) h / 1e6, w, h, channels, bm3d_backend_name (backend),
           noise_name (noise),
           best.seconds_phase[0] * 1e3, best.seconds_phase[1] * 1e3, estim,
           best.seconds_total * 1e3,
           best.peak_device_bytes / 1048576.0, best.peak_host_bytes / 1048576.0,
-          psnr (noisy, clean, n, 1, &dummy), psnr (result, clean, n, 1, &dummy),
+          psnr (noisy_px, clean, n, 1, &dummy),
+          (floats_of (&out, result), psnr (result, clean, n, 1, &dummy)),
           best.seconds_transfer * 1e3);
   fflush (stdout);
   free (result);
+  free (noisy_px);
+  free (in.data);
+  free (out.data);
   return 0;
 }
 
@@ -395,9 +477,10 @@ run_bench (const options *opt)
       fprintf (stderr, "bm3d-bench: %s\n", error);
       return 1;
     }
-  printf ("# sigma %g, mode %s, %s, best of %d run(s); times in ms\n",
-          (double) opt->sigma, bm3d_mode_name (opt->mode),
-          opt->image ? opt->image : "synthetic images", opt->repeat);
+  printf ("# sigma %g, mode %s, %s, %s pixels, best of %d run(s); "
+          "times in ms\n", (double) opt->sigma, bm3d_mode_name (opt->mode),
+          opt->image ? opt->image : "synthetic images",
+          pixel_names[opt->pixels], opt->repeat);
   printf ("%-6s %11s %2s %-5s %-6s %10s %10s %8s %10s %9s %9s %8s %8s %8s\n",
           "MP", "size", "ch", "back", "noise", "phase1", "phase2", "estim",
           "engine", "dev_MiB", "host_MiB", "PSNR_in", "PSNR_out", "xfer");
@@ -478,7 +561,7 @@ usage (void)
            "                  [--sigma S] [--mode bm3d|bm3d-fast] "
            "[--threads N] [--repeat N]\n"
            "                  [--seed N] [--image FILE] [--noise white,camera]\n"
-           "                  [--no-warmup]\n"
+           "                  [--pixels float|u8|u16] [--no-warmup]\n"
            "       bm3d-bench --diff IMAGE1 IMAGE2\n"
            "       bm3d-bench --synth W H CHANNELS OUT\n");
 }
@@ -607,6 +690,21 @@ main (int argc, char **argv)
               usage ();
               return 2;
             }
+        }
+      else if (strcmp (a, "--pixels") == 0)
+        {
+          int t = -1;
+
+          for (int k = 0; k < 3; k++)
+            if (strcmp (v, pixel_names[k]) == 0)
+              t = k;
+          if (t < 0)
+            {
+              fprintf (stderr, "bm3d-bench: --pixels takes float, u8 or u16 "
+                       "(got \"%s\")\n", v);
+              return 2;
+            }
+          opt.pixels = (bm3d_pixel_type) t;
         }
       else if (strcmp (a, "--sigma") == 0)
         opt.sigma = (float) atof (v);
