@@ -340,6 +340,65 @@ check_u16_rule (void)
           "every v (%d differ)", differ);
 }
 
+/* PSNR of `got` against `ref` on the 0..255 scale, colour values.  */
+static double
+psnr_pixels (const bm3d_pixels *ref, const bm3d_pixels *got)
+{
+  const size_t row = (size_t) ref->width * ref->channels;
+  double se = 0.0;
+
+  for (int y = 0; y < ref->height; y++)
+    for (size_t i = 0; i < row; i++)
+      {
+        double d = value_at (got, y, i) - value_at (ref, y, i);
+
+        se += d * d;
+      }
+  if (se == 0.0)
+    return INFINITY;
+  return 10.0 * log10 (255.0 * 255.0 * row * ref->height / se);
+}
+
+/* On a device: its integer result against the CPU's, by the tolerance
+ * tests/gpu-tests.sh holds the float path to (PSNR against the clean
+ * image within 0.05 dB, and the two results 40 dB apart or closer).  */
+static void
+check_device_vs_cpu (bm3d_params *params, bm3d_pixel_type type)
+{
+  const int w = 160, h = 120, ch = 3;
+  test_pixels clean, in, gpu, cpu;
+  bm3d_params on_cpu = *params;
+  bm3d_report report;
+  bm3d_status a, b;
+  double p_gpu, p_cpu, p_between;
+
+  pixels_new (&clean, w, h, ch, 0, type);
+  pixels_new (&in, w, h, ch, 0, type);
+  pixels_new (&gpu, w, h, ch, 0, type);
+  pixels_new (&cpu, w, h, ch, 0, type);
+  fill_noisy (&clean, 0.6, 0.0f, 1);
+  fill_noisy (&in, 0.6, 20.0f, 1);
+  on_cpu.backend = BM3D_BACKEND_CPU;
+  a = bm3d_denoise_pixels (&in.px, &gpu.px, params, &report);
+  b = bm3d_denoise_pixels (&in.px, &cpu.px, &on_cpu, NULL);
+  p_gpu = psnr_pixels (&clean.px, &gpu.px);
+  p_cpu = psnr_pixels (&clean.px, &cpu.px);
+  p_between = psnr_pixels (&cpu.px, &gpu.px);
+  tap_ok (a == BM3D_OK && b == BM3D_OK
+          && report.backend_used == BM3D_BACKEND_CUDA
+          && fabs (p_gpu - p_cpu) <= 0.05 && p_between >= 40.0
+          && p_gpu > psnr_pixels (&clean.px, &in.px),
+          "%s %s %dx%d RGB on %s: PSNR %.3f dB, the CPU's %.3f, noisy %.3f; "
+          "device against CPU %.1f dB%s%s", bm3d_mode_name (params->mode),
+          type_name (type), w, h, bm3d_backend_name (report.backend_used),
+          p_gpu, p_cpu, psnr_pixels (&clean.px, &in.px), p_between,
+          a ? ": " : "", a ? report.message : "");
+  free (clean.px.data);
+  free (in.px.data);
+  free (gpu.px.data);
+  free (cpu.px.data);
+}
+
 int
 main (void)
 {
@@ -371,6 +430,14 @@ main (void)
           check_same_as_outside (&params, 45, 33, layouts[l].ch,
                                  layouts[l].alpha, (bm3d_pixel_type) t, 3.0,
                                  bm3d_mode_name (modes[m]));
+        }
+
+  if (params.backend == BM3D_BACKEND_CUDA)
+    for (size_t m = 0; m < sizeof modes / sizeof *modes; m++)
+      for (int t = BM3D_PIXELS_U8; t <= BM3D_PIXELS_U16; t++)
+        {
+          params.mode = modes[m];
+          check_device_vs_cpu (&params, (bm3d_pixel_type) t);
         }
 
   /* The noise estimated from the pixels themselves: flat enough to

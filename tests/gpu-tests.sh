@@ -56,7 +56,7 @@ sanitizer_test () {
   tail -n 5 "$tmp/sanitizer-$tag.log" | show /dev/stdin
 }
 
-echo "1..36"
+echo "1..40"
 printf '%s\n' "$version" | sed 's/^/# /'
 
 # ---- GPU and CPU agree on photographs (6 tests) ------------------------
@@ -349,6 +349,37 @@ else
     not_ok "$name"
   fi
 fi
+
+# ---- 8- and 16-bit pixels converted on the device (4 tests) --------------
+# tests/engine-pixels with BM3D_PIXELS_TEST_BACKEND=cuda: bm3d, nlm and
+# isoline on u8 and u16 pixels, gray, RGB and RGBA, the device's own
+# conversions against its float path converted on the host (within one
+# level), and against the CPU's integer result (PSNR within 0.05 dB);
+# whole and streamed (BM3D_CUDA_STREAM_SIDE), and under memcheck.
+pixels=$top_builddir/tests/engine-pixels
+pixels_test () {
+  name=$1 tag=$2
+  shift 2
+  if env BM3D_PIXELS_TEST_BACKEND=cuda "$@" >"$tmp/pixels-$tag.log" 2>&1; then
+    ok "$name"
+  else
+    not_ok "$name"
+  fi
+  grep -v '^ok' "$tmp/pixels-$tag.log" | show /dev/stdin
+}
+pixels_test "u8 and u16 pixels converted on the device: as its float path, \
+and the CPU's" whole "$pixels"
+pixels_test "u8 and u16 pixels, result streamed in tiles of 32" streamed \
+  BM3D_CUDA_STREAM_SIDE=32 "$pixels"
+for side in 0 32; do
+  name="compute-sanitizer memcheck is clean on u8 and u16 pixels (stream side $side)"
+  if [ -z "$sanitizer" ]; then
+    skip "$name" "compute-sanitizer not found"
+  else
+    pixels_test "$name" "memcheck-$side" BM3D_CUDA_STREAM_SIDE=$side \
+      "$sanitizer" --tool memcheck --error-exitcode 3 "$pixels"
+  fi
+done
 
 # ---- fall-back when no device is visible (2 tests) ----------------------
 in=$tmp/camera-25-noisy.pfm
