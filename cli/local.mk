@@ -25,6 +25,6 @@ cli_bm3d_denoise_SOURCES = \
 	cli/output_file.h \
 	cli/util.c \
 	cli/util.h
-cli_bm3d_denoise_CFLAGS = $(AM_CFLAGS)
+cli_bm3d_denoise_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS)
 cli_bm3d_denoise_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
