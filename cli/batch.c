@@ -366,12 +366,11 @@ static bm3d_status
 denoise_job (Batch *b, const bm3d_params *params, Job *job, char *error,
              size_t error_len)
 {
-  bm3d_image in_view, out_view;
+  bm3d_image in_view;
   bm3d_params p = *params;
   bm3d_status status;
 
   in_view = engine_view (&job->in);
-  out_view = engine_view (&job->out);
   if (b->opt->estimate_sigma)
     {
       float sigma;
@@ -391,7 +390,9 @@ denoise_job (Batch *b, const bm3d_params *params, Job *job, char *error,
   job->sigma = p.sigma;
   /* As for a single file: values all within 0..255 were clipped.  */
   p.clipped = bm3d_image_within_range (&in_view);
-  status = bm3d_denoise (&in_view, &out_view, &p, &job->report);
+  status = cli_denoise (&job->in, &job->out,
+                        cli_output_depth (b->opt->depth, &job->in,
+                                          job->format), &p, &job->report);
   if (status != BM3D_OK)
     snprintf (error, error_len, "%s: %s", job->input,
               job->report.message[0] ? job->report.message
@@ -572,6 +573,101 @@ cli_output_depth (int requested, const Image *in, ImageFormat format)
         depth = 32;
     }
   return image_format_depth (format, depth);
+}
+
+/* The samples of an 8- or 16-bit image as its file held them, into a
+ * new buffer of `px` (with `copy` 0, the buffer alone): its floats are
+ * whole steps of 1 or 1/257 (io_from_int), so this is exact.  Returns
+ * 0, or -1 out of memory.  */
+static int
+image_to_pixels (const Image *img, int copy, bm3d_pixels *px)
+{
+  const size_t row = (size_t) img->width * img->channels;
+
+  px->width = img->width;
+  px->height = img->height;
+  px->channels = img->channels;
+  px->has_alpha = img->has_alpha;
+  px->stride = row;
+  px->type = img->depth == 16 ? BM3D_PIXELS_U16 : BM3D_PIXELS_U8;
+  px->data = malloc (row * img->height * bm3d_pixel_size (px->type));
+  if (!px->data)
+    return -1;
+  if (!copy)
+    return 0;
+#ifdef _OPENMP
+#pragma omp parallel for schedule (static)
+#endif
+  for (int y = 0; y < img->height; y++)
+    {
+      const float *src = img->data + (size_t) y * row;
+
+      if (px->type == BM3D_PIXELS_U8)
+        for (size_t i = 0; i < row; i++)
+          ((uint8_t *) px->data)[(size_t) y * row + i] = (uint8_t) src[i];
+      else
+        for (size_t i = 0; i < row; i++)
+          ((uint16_t *) px->data)[(size_t) y * row + i]
+            = (uint16_t) (src[i] * 257.0 + 0.5);
+    }
+  return 0;
+}
+
+/* `px` back into the floats of `img` (same size), as the file's reader
+ * would have given them.  */
+static void
+pixels_to_image (const bm3d_pixels *px, Image *img)
+{
+  const size_t row = (size_t) img->width * img->channels;
+
+#ifdef _OPENMP
+#pragma omp parallel for schedule (static)
+#endif
+  for (int y = 0; y < img->height; y++)
+    {
+      float *dst = img->data + (size_t) y * row;
+
+      if (px->type == BM3D_PIXELS_U8)
+        for (size_t i = 0; i < row; i++)
+          dst[i] = ((const uint8_t *) px->data)[(size_t) y * row + i];
+      else
+        for (size_t i = 0; i < row; i++)
+          dst[i] = ((const uint16_t *) px->data)[(size_t) y * row + i]
+                   / 257.0f;
+    }
+}
+
+/* An 8- or 16-bit image written back at its own depth goes to the
+ * engine as those integers (bm3d_denoise_pixels): on a GPU a quarter or
+ * half of the floats' bytes cross the bus, and the result comes back
+ * rounded by the writer's own rule, so the file is the one the float
+ * path writes.  */
+bm3d_status
+cli_denoise (const Image *in, Image *out, int out_depth,
+             const bm3d_params *params, bm3d_report *report)
+{
+  bm3d_pixels pin, pout;
+  bm3d_status status;
+
+  if ((in->depth != 8 && in->depth != 16) || out_depth != in->depth)
+    {
+      bm3d_image in_view = engine_view (in), out_view = engine_view (out);
+
+      return bm3d_denoise (&in_view, &out_view, params, report);
+    }
+  pout.data = NULL;
+  if (image_to_pixels (in, 1, &pin) < 0 || image_to_pixels (out, 0, &pout) < 0)
+    {
+      free (pin.data);
+      snprintf (report->message, sizeof report->message, "out of memory");
+      return BM3D_ERR_OUT_OF_MEMORY;
+    }
+  status = bm3d_denoise_pixels (&pin, &pout, params, report);
+  if (status == BM3D_OK)
+    pixels_to_image (&pout, out);
+  free (pin.data);
+  free (pout.data);
+  return status;
 }
 
 static char *

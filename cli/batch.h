@@ -63,4 +63,11 @@ int  batch_run (const BatchOptions *options, char *const *files,
  * (16 stays 16, float stays float where the format holds it, else 8).  */
 int  cli_output_depth (int requested, const Image *in, ImageFormat format);
 
+/* Denoise `in` into `out` (allocated alike) for an output file of
+ * `out_depth` bits: bm3d_denoise (), or for an 8- or 16-bit image kept
+ * at its depth bm3d_denoise_pixels () on its integers, which gives the
+ * same file.  */
+bm3d_status cli_denoise (const Image *in, Image *out, int out_depth,
+                         const bm3d_params *params, bm3d_report *report);
+
 #endif /* BM3D_BATCH_H */
