@@ -41,7 +41,7 @@ SUFFIXES += .cu
 CUDA_ENGINE_INCLUDES = gpu/engine.h gpu/bm3d.h gpu/bm3d_tables.h gpu/job.h
 CUDA_DEVICE_INCLUDES = gpu/cuda_device.cuh gpu/cuda_check.cuh \
 	$(CUDA_ENGINE_INCLUDES)
-gpu/cuda_device.o gpu/cuda_tiled_image.o: $(CUDA_DEVICE_INCLUDES)
+gpu/cuda_device.o gpu/cuda_tiled_image.o: $(CUDA_DEVICE_INCLUDES) gpu/pixels.h
 gpu/bm3d_cuda.o: $(CUDA_DEVICE_INCLUDES) gpu/bm3d_cuda_kernels.cuh
 gpu/bm3d_cuda_match.o gpu/bm3d_cuda_match_rows.o gpu/bm3d_cuda_filter.o \
 gpu/bm3d_cuda_aggregate.o: gpu/bm3d_cuda_kernels.cuh $(CUDA_ENGINE_INCLUDES)

@@ -109,6 +109,7 @@ bm3d_cuda_fail (bm3d_job *job, cudaError_t error, const char *what)
                 cudaGetErrorString (error));
       dev->workspace = NULL;
       dev->workspace_bytes = 0;
+      dev->bounce = NULL;
     }
   return status;
 }

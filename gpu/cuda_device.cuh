@@ -32,6 +32,10 @@ typedef struct
   cudaEvent_t      batch_done[2];   /* double-buffered progress          */
   void            *workspace;       /* kept between calls                */
   size_t           workspace_bytes;
+  /* Pinned host memory the copies of unpinned images bounce through
+   * (cuda_tiled_image.cu), 2 x BM3D_CUDA_BOUNCE_BYTES, kept between
+   * calls once made; NULL until then.  */
+  void            *bounce;
   int              bm3d_tables_for; /* key of BM3D's constant tables     */
 } bm3d_cuda_device;
 

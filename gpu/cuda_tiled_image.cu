@@ -25,7 +25,14 @@
  * Integer pixels (bm3d_denoise_pixels: job->pixels_in, _out) travel as
  * they are, a quarter (8-bit) or half (16-bit) of the floats' bytes:
  * the colour transforms convert them on the device, the inverse
- * rounding (and unclipping) into the result's own type.  */
+ * rounding (and unclipping) into the result's own type.
+ *
+ * With BM3D_CUDA_BOUNCE=1 an image that is not pinned is copied through
+ * two pinned bounce buffers instead: several host threads copy rows
+ * between the image and one buffer while the copy engine moves the
+ * other, in place of the driver's single-threaded pageable copies, and
+ * nothing is pinned or unpinned in the call (bench/bm3d-bench measures
+ * both ways).  */
 #include <cuda_runtime.h>
 
 #include <math.h>
@@ -36,6 +43,12 @@
 
 #include "cuda_device.cuh"
 #include "cuda_check.cuh"
+
+/* Each of the two pinned bounce buffers, and the host threads that copy
+ * rows into and out of one; copies under BOUNCE_ALONE bytes take one.  */
+#define BM3D_CUDA_BOUNCE_BYTES ((size_t) 8 << 20)
+#define BOUNCE_THREADS 8
+#define BOUNCE_ALONE ((size_t) 1 << 20)
 
 /* What the calling thread and the transfer thread share.  The counters
  * say how far each has got (a tile's event is recorded before its
@@ -74,7 +87,157 @@ typedef struct
   int                  pinned_out;   /* out registered by the thread     */
   double               pin_seconds;  /* the thread's time pinning        */
   double               waited;       /* the calling thread's waits       */
+  /* Copies through the device's bounce buffers (NULL: direct), each
+   * buffer's last copy on the device marked by its event.  */
+  char                *bounce[2];
+  cudaEvent_t          bounce_free[2];
+  int                  bounce_next;
 } transfers;
+
+/* ---- rows copied by several host threads ------------------------------ */
+
+typedef struct
+{
+  char        *dst;
+  size_t       dst_pitch;
+  const char  *src;
+  size_t       src_pitch;
+  size_t       row;          /* bytes of a row                          */
+  int          rows;
+} row_block;
+
+static void *
+copy_row_block (void *arg)
+{
+  const row_block *b = (const row_block *) arg;
+
+  for (int y = 0; y < b->rows; y++)
+    memcpy (b->dst + (size_t) y * b->dst_pitch,
+            b->src + (size_t) y * b->src_pitch, b->row);
+  return NULL;
+}
+
+/* The rows of `all` split among BOUNCE_THREADS threads (this one
+ * included): one core's memcpy reaches a fraction of the memory's
+ * bandwidth.  A thread that cannot start leaves its share to this one.  */
+static void
+copy_rows (const row_block *all)
+{
+  row_block part[BOUNCE_THREADS];
+  pthread_t thread[BOUNCE_THREADS];
+  int started[BOUNCE_THREADS] = { 0 };
+  int n = all->row * all->rows < BOUNCE_ALONE ? 1 : BOUNCE_THREADS;
+
+  if (n > all->rows)
+    n = all->rows;
+  for (int i = 0; i < n; i++)
+    {
+      int y0 = (int) ((long) all->rows * i / n);
+      int y1 = (int) ((long) all->rows * (i + 1) / n);
+
+      part[i] = *all;
+      part[i].dst += (size_t) y0 * all->dst_pitch;
+      part[i].src += (size_t) y0 * all->src_pitch;
+      part[i].rows = y1 - y0;
+      if (i > 0)
+        started[i] = pthread_create (&thread[i], NULL, copy_row_block,
+                                     &part[i]) == 0;
+    }
+  for (int i = 0; i < n; i++)
+    if (!started[i])
+      copy_row_block (&part[i]);
+  for (int i = 1; i < n; i++)
+    if (started[i])
+      pthread_join (thread[i], NULL);
+}
+
+/* Rows of a chunk: as many as fill a bounce buffer, at least one.  */
+static int
+chunk_rows (size_t row)
+{
+  return row < BM3D_CUDA_BOUNCE_BYTES ? (int) (BM3D_CUDA_BOUNCE_BYTES / row)
+                                      : 1;
+}
+
+/* `rows` rows of `row` bytes from host `src` (`pitch` apart) to device
+ * `dst` (packed), on `stream`, through the bounce buffers in chunks:
+ * the host fills one while the copy engine empties the other.  */
+static cudaError_t
+bounce_up (transfers *t, char *dst, const char *src, size_t pitch,
+           size_t row, int rows, cudaStream_t stream)
+{
+  const int per = chunk_rows (row);
+  cudaError_t e;
+
+  for (int y = 0; y < rows; y += per)
+    {
+      const int n = rows - y < per ? rows - y : per;
+      const int b = t->bounce_next;
+      row_block block = { t->bounce[b], row, src + (size_t) y * pitch, pitch,
+                          row, n };
+
+      t->bounce_next ^= 1;
+      if ((e = cudaEventSynchronize (t->bounce_free[b])) != cudaSuccess)
+        return e;
+      copy_rows (&block);
+      if ((e = cudaMemcpyAsync (dst + (size_t) y * row, t->bounce[b],
+                                (size_t) n * row, cudaMemcpyHostToDevice,
+                                stream)) != cudaSuccess
+          || (e = cudaEventRecord (t->bounce_free[b], stream)) != cudaSuccess)
+        return e;
+    }
+  return cudaSuccess;
+}
+
+/* Chunk `k` of `rows` (`per` a chunk) from device `src` into bounce
+ * buffer `b`, on `stream`, once the buffer's last copy is done.  */
+static cudaError_t
+bounce_fetch (transfers *t, int b, const char *src, size_t row, int rows,
+              int per, int k, cudaStream_t stream)
+{
+  const int y = k * per, n = rows - y < per ? rows - y : per;
+  cudaError_t e;
+
+  if ((e = cudaEventSynchronize (t->bounce_free[b])) != cudaSuccess
+      || (e = cudaMemcpyAsync (t->bounce[b], src + (size_t) y * row,
+                               (size_t) n * row, cudaMemcpyDeviceToHost,
+                               stream)) != cudaSuccess)
+    return e;
+  return cudaEventRecord (t->bounce_free[b], stream);
+}
+
+/* The reverse of bounce_up: device `src` (packed rows) to host `dst`,
+ * on `stream`; chunk k + 1 comes down while the host copies chunk k
+ * out.  Returns once `dst` holds every row.  */
+static cudaError_t
+bounce_down (transfers *t, char *dst, size_t pitch, const char *src,
+             size_t row, int rows, cudaStream_t stream)
+{
+  const int per = chunk_rows (row), chunks = (rows + per - 1) / per;
+  const int first = t->bounce_next;
+  cudaError_t e;
+
+  if ((e = bounce_fetch (t, first, src, row, rows, per, 0, stream))
+      != cudaSuccess)
+    return e;
+  for (int k = 0; k < chunks; k++)
+    {
+      const int b = (first + k) & 1;
+      const int y = k * per, n = rows - y < per ? rows - y : per;
+      row_block block = { dst + (size_t) y * pitch, pitch, t->bounce[b], row,
+                          row, n };
+
+      if (k + 1 < chunks
+          && (e = bounce_fetch (t, b ^ 1, src, row, rows, per, k + 1,
+                                stream)) != cudaSuccess)
+        return e;
+      if ((e = cudaEventSynchronize (t->bounce_free[b])) != cudaSuccess)
+        return e;
+      copy_rows (&block);
+    }
+  t->bounce_next = (first + chunks) & 1;
+  return cudaSuccess;
+}
 
 /* The bytes the rows of an image of the call's shape span from `data`
  * on, `pitch` bytes apart.  */
@@ -165,11 +328,17 @@ upload (transfers *t, int k)
         return 0;
       TRY (t, cudaStreamWaitEvent (t->copy, t->staging_free[k & 1], 0));
     }
-  TRY (t, cudaMemcpy2DAsync (t->staging[k & 1], row,
-                             t->in_data + (size_t) r->y0 * t->in_pitch
-                             + (size_t) r->x0 * px,
-                             t->in_pitch, row,
-                             r->y1 - r->y0, cudaMemcpyHostToDevice, t->copy));
+  if (t->bounce[0] && !t->pinned_in)
+    TRY (t, bounce_up (t, (char *) t->staging[k & 1],
+                       t->in_data + (size_t) r->y0 * t->in_pitch
+                       + (size_t) r->x0 * px, t->in_pitch, row,
+                       r->y1 - r->y0, t->copy));
+  else
+    TRY (t, cudaMemcpy2DAsync (t->staging[k & 1], row,
+                               t->in_data + (size_t) r->y0 * t->in_pitch
+                               + (size_t) r->x0 * px,
+                               t->in_pitch, row, r->y1 - r->y0,
+                               cudaMemcpyHostToDevice, t->copy));
   TRY (t, cudaEventRecord (t->uploaded[k & 1], t->copy));
   advance (t, &t->uploads, k + 1);
   return 1;
@@ -186,11 +355,17 @@ download (transfers *t, int k)
   if (!wait_for (t, &t->filtered, k + 1))
     return 0;
   TRY (t, cudaStreamWaitEvent (t->copy, t->core_ready[k & 1], 0));
-  TRY (t, cudaMemcpy2DAsync (t->out_data + (size_t) r->cy0 * t->out_pitch
-                             + (size_t) r->cx0 * px,
-                             t->out_pitch, t->core[k & 1],
-                             row, row, r->cy1 - r->cy0,
-                             cudaMemcpyDeviceToHost, t->copy));
+  if (t->bounce[0] && !t->pinned_out)
+    TRY (t, bounce_down (t, t->out_data + (size_t) r->cy0 * t->out_pitch
+                         + (size_t) r->cx0 * px, t->out_pitch,
+                         (const char *) t->core[k & 1], row,
+                         r->cy1 - r->cy0, t->copy));
+  else
+    TRY (t, cudaMemcpy2DAsync (t->out_data + (size_t) r->cy0 * t->out_pitch
+                               + (size_t) r->cx0 * px,
+                               t->out_pitch, t->core[k & 1],
+                               row, row, r->cy1 - r->cy0,
+                               cudaMemcpyDeviceToHost, t->copy));
   TRY (t, cudaEventRecord (t->core_free[k & 1], t->copy));
   TRY (t, cudaStreamSynchronize (t->copy));
   advance (t, &t->downloads, k + 1);
@@ -359,11 +534,48 @@ download_result (transfers *t, const float *dev_out, bm3d_job *job)
   const bm3d_image *out = t->out;
   const size_t row = (size_t) out->width * out->channels * t->value_bytes;
 
+  if (t->bounce[0] && !t->pinned_out)
+    {
+      BM3D_CUDA_CHECK (job, bounce_down (t, t->out_data, t->out_pitch,
+                                         (const char *) dev_out, row,
+                                         out->height, dev->stream));
+      return BM3D_OK;
+    }
   BM3D_CUDA_CHECK (job, cudaMemcpy2DAsync (t->out_data, t->out_pitch,
                                            dev_out, row, row, out->height,
                                            cudaMemcpyDeviceToHost,
                                            dev->stream));
   BM3D_CUDA_CHECK (job, cudaStreamSynchronize (dev->stream));
+  return BM3D_OK;
+}
+
+/* The device's bounce buffers for this call, made on first use, when
+ * BM3D_CUDA_BOUNCE asks for them; without them (none asked, or no
+ * pinned memory to be had) the copies go direct.  */
+static bm3d_status
+bounce_open (transfers *t, bm3d_job *job)
+{
+  bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
+  const char *env = getenv ("BM3D_CUDA_BOUNCE");
+
+  if (!env || atoi (env) != 1)
+    return BM3D_OK;
+  if (!dev->bounce
+      && cudaHostAlloc (&dev->bounce, 2 * BM3D_CUDA_BOUNCE_BYTES,
+                        cudaHostAllocDefault) != cudaSuccess)
+    {
+      (void) cudaGetLastError ();
+      dev->bounce = NULL;
+      return BM3D_OK;
+    }
+  for (int i = 0; i < 2; i++)
+    {
+      t->bounce[i] = (char *) dev->bounce + i * BM3D_CUDA_BOUNCE_BYTES;
+      BM3D_CUDA_CHECK (job, cudaEventCreateWithFlags (&t->bounce_free[i],
+                                                      cudaEventDisableTiming));
+    }
+  /* Copies through them need no pinning of the images.  */
+  t->pin = 0;
   return BM3D_OK;
 }
 
@@ -409,7 +621,7 @@ transfers_open (transfers *t, const bm3d_image *in, bm3d_image *out,
     for (int i = 0; i < 2; i++)
       BM3D_CUDA_CHECK (job, cudaEventCreateWithFlags (&events[e][i],
                                                       cudaEventDisableTiming));
-  return BM3D_OK;
+  return bounce_open (t, job);
 }
 
 /* Stop the thread (it has been joined when this returns) and free what
@@ -441,6 +653,9 @@ transfers_close (transfers *t, pthread_t *thread)
     for (int i = 0; i < 2; i++)
       if (events[e][i])
         (void) cudaEventDestroy (events[e][i]);
+  for (int i = 0; i < 2; i++)
+    if (t->bounce_free[i])
+      (void) cudaEventDestroy (t->bounce_free[i]);
   pthread_cond_destroy (&t->moved);
   pthread_mutex_destroy (&t->lock);
 }
