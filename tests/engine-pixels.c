@@ -155,11 +155,12 @@ max_value_diff (const test_pixels *a, const test_pixels *b)
   return most;
 }
 
-/* Values the result may differ by from the float path's: 0 on the CPU;
- * on a device (BM3D_PIXELS_TEST_BACKEND=cuda, from tests/gpu-tests.sh)
- * its float path is the reference, converted on the host where the
- * device converts itself, and one level is allowed for a result whose
- * float sums came out in another order.  */
+/* Levels of an 8-bit value the result may differ by from the float
+ * path's: 0 on the CPU; on a device (BM3D_PIXELS_TEST_BACKEND=cuda, from
+ * tests/gpu-tests.sh) its float path is the reference, converted on the
+ * host where the device converts itself, and one level (257 of a 16-bit
+ * value) is allowed: BM3D's aggregation on the GPU sums in an order that
+ * differs from run to run (up to 0.15 levels seen).  */
 static long tolerance;
 
 /* Differing bytes between two buffers (0: bit for bit the same).  */
@@ -189,7 +190,8 @@ check_same_as_outside (bm3d_params *params, int w, int h, int ch, int alpha,
   ref = denoise_outside (&in.px, &want.px, params);
   /* Denoised, not copied: the result differs from the input.  */
   tap_ok (status == BM3D_OK && ref == BM3D_OK
-          && max_value_diff (&got, &want) <= tolerance
+          && max_value_diff (&got, &want)
+             <= tolerance * (type == BM3D_PIXELS_U16 ? 257 : 1)
           && bytes_differing (&got, &in) > got.bytes / 10,
           "%s %s %d channel(s)%s %dx%d on %s: as converted outside "
           "(status %d/%d, %zu bytes differ, by at most %ld; %zu of %zu from "
