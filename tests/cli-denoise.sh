@@ -1,7 +1,7 @@
 #!/bin/sh
 # bm3d-denoise: denoising small synthetic images improves PSNR (gray,
 # colour, alpha, 16-bit, PFM, odd and tiny sizes; NL-means on clipped
-# noise); --psnr agrees with
+# noise); integer files give the float path's bytes; --psnr agrees with
 # --compare; --verbose reports; the thread count does not change the
 # result.  CPU backend, so the figures hold on any machine.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/cli-lib.sh"
@@ -88,6 +88,23 @@ check "16-bit input gives 16-bit output" \
   test "$($img info "$o/rgb16-bm3d.ppm")" = "64 64 3 16"
 improves "$work/clean-rgb.ppm" "$o/rgb16-noisy.ppm" "$o/rgb16-bm3d.ppm" 3 \
   "16-bit RGB, sigma 10"
+
+# A file written at its own 8 or 16 bits goes to the engine as integers
+# (bm3d_denoise_pixels); the float path (PFM out) quantized by --convert
+# gives the same file.
+for mode in nlm isoline bm3d; do
+  "$cmd" --backend cpu --mode $mode --sigma 20 "$o/rgb-noisy.ppm" \
+    "$o/int-$mode.ppm"
+  "$cmd" --backend cpu --mode $mode --sigma 20 "$o/rgb-noisy.ppm" \
+    "$o/float-$mode.pfm"
+  "$cmd" --convert "$o/float-$mode.pfm" "$o/float-$mode.ppm"
+  check "$mode, 8-bit RGB kept at 8 bits: the float path's file" \
+    cmp "$o/int-$mode.ppm" "$o/float-$mode.ppm"
+done
+"$cmd" --backend cpu --sigma 10 "$o/rgb16-noisy.ppm" "$o/rgb16-float.pfm"
+"$cmd" --convert --depth 16 "$o/rgb16-float.pfm" "$o/rgb16-float.ppm"
+check "16-bit RGB kept at 16 bits: the float path's file" \
+  cmp "$o/rgb16-bm3d.ppm" "$o/rgb16-float.ppm"
 
 if has_png; then
   "$cmd" --add-noise 15 --seed 6 "$work/flat-rgba.png" "$o/rgba-noisy.png"
