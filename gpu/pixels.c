@@ -14,6 +14,8 @@
  * conversions run here, on the call's threads, around bm3d_denoise ():
  * the path of the CPU backend and the reference the device is held to.
  * The rules themselves are pixels.h's, shared with the device.  */
+#include "config.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,8 +74,8 @@ check_pixels (const bm3d_pixels *px, const char *what, bm3d_job *job)
   return bm3d_check_image (&shape, what, job);
 }
 
-/* Rows y0..y1 of `px` as floats into `img` (same shape, its own
- * stride).  */
+/* The values of `px` as floats into `img` (same shape, its own
+ * stride), a band of rows a thread.  */
 static void
 rows_to_float (const bm3d_pixels *px, bm3d_image *img, int threads)
 {
