@@ -31,11 +31,12 @@
  * copy rows between the caller's image and one buffer while the copy
  * engine moves the other, in place of the driver's single-threaded
  * pageable copies, and nothing is pinned or unpinned in the call.  On
- * the H100 machine that took 12 MP RGB NL-means from 35.0 to 28.7 ms
- * (floats) and 22.1 (8-bit), isoline from 23.2 to 16.9 and 8.2
- * (docs/user-wait.md).  BM3D_CUDA_BOUNCE=0 copies direct, with the
- * algorithm's pin policy, as before; BM3D_CUDA_BOUNCE_THREADS sets the
- * host threads (1..16) for benchmarks.  */
+ * the H100 machine, 12 MP RGB, against the direct copies in the same
+ * run: NL-means 40.4 -> 28.4 ms (floats), 24.2 -> 22.3 (8-bit); isoline
+ * 30.9 -> 19.7, 10.1 -> 9.0 (docs/user-wait.md).  BM3D_CUDA_BOUNCE=0
+ * copies direct, with the algorithm's pin policy, as before;
+ * BM3D_CUDA_BOUNCE_THREADS sets the host threads (1..16) for
+ * benchmarks.  */
 #include <cuda_runtime.h>
 
 #include <math.h>
