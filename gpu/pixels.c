@@ -266,7 +266,7 @@ bm3d_denoise_pixels (const bm3d_pixels *in, bm3d_pixels *out,
       report->fell_back = BM3D_FALLBACK_FAILED;
       if (status == BM3D_OK)
         snprintf (report->message, sizeof report->message,
-                  "CUDA failed (%s); denoised on the CPU instead",
+                  "CUDA failed (%.200s); denoised on the CPU instead",
                   cuda_message);
     }
   return status;
