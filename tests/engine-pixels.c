@@ -223,16 +223,18 @@ check_refused (const bm3d_pixels *in, bm3d_pixels *out,
   bm3d_report report;
   test_pixels before;
   bm3d_status status;
+  const int saved = out && out->data;
   int same = 1;
 
-  if (out && out->data)
+  memset (&before, 0, sizeof before);
+  if (saved)
     {
       pixels_new (&before, out->width, out->height, out->channels,
                   out->has_alpha, out->type);
       memcpy (before.px.data, out->data, before.bytes);
     }
   status = bm3d_denoise_pixels (in, out, params, &report);
-  if (out && out->data)
+  if (saved)
     {
       same = memcmp (before.px.data, out->data, before.bytes) == 0;
       free (before.px.data);
