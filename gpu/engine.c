@@ -756,9 +756,8 @@ run_backend (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
                          a->cpu_tile_side (job));
 }
 
-/* CUDA faults that the CPU can recover from under backend "auto".  */
-static int
-cuda_error_recoverable (bm3d_status status)
+int
+bm3d_cuda_error_recoverable (bm3d_status status)
 {
   return status == BM3D_ERR_BACKEND_UNAVAILABLE
          || status == BM3D_ERR_BACKEND_FAILED
@@ -817,7 +816,7 @@ run_with_fallback (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
     }
 
   status = run_backend (in, out, job, BM3D_BACKEND_CUDA);
-  if (wanted == BM3D_BACKEND_AUTO && cuda_error_recoverable (status))
+  if (wanted == BM3D_BACKEND_AUTO && bm3d_cuda_error_recoverable (status))
     {
       char cuda_message[sizeof job->report->message];
 

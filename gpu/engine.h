@@ -136,6 +136,10 @@ bm3d_status bm3d_denoise_on_device (const bm3d_pixels *in, bm3d_pixels *out,
                                     const bm3d_params *params,
                                     bm3d_report *report);
 
+/* CUDA faults that the CPU can recover from under backend "auto"
+ * (bm3d_denoise () and bm3d_denoise_pixels () redo the call there).  */
+int         bm3d_cuda_error_recoverable (bm3d_status status);
+
 /* ---- the noise dispatch: engine_noise.c ------------------------------ */
 /* No camera's noise in an 8-bit photograph wants a white sigma above
  * this (the shared real photographs, ISO 800 to 12800, want 10 to 25):

@@ -203,16 +203,6 @@ denoise_converted (const bm3d_pixels *in, bm3d_pixels *out,
   return status;
 }
 
-/* The device's faults that backend "auto" redoes on the CPU, as
- * bm3d_denoise () does.  */
-static int
-cuda_fault (bm3d_status status)
-{
-  return status == BM3D_ERR_BACKEND_UNAVAILABLE
-         || status == BM3D_ERR_BACKEND_FAILED
-         || status == BM3D_ERR_OUT_OF_MEMORY;
-}
-
 bm3d_status
 bm3d_denoise_pixels (const bm3d_pixels *in, bm3d_pixels *out,
                      const bm3d_params *params, bm3d_report *report)
@@ -253,7 +243,8 @@ bm3d_denoise_pixels (const bm3d_pixels *in, bm3d_pixels *out,
   status = bm3d_denoise_on_device (in, out, params, report);
   if (status == BM3D_ERR_NOT_IMPLEMENTED)
     return denoise_converted (in, out, params, threads, report, &job);
-  if (params->backend == BM3D_BACKEND_AUTO && cuda_fault (status))
+  if (params->backend == BM3D_BACKEND_AUTO
+      && bm3d_cuda_error_recoverable (status))
     {
       /* As bm3d_denoise () falls back: the whole call again, on the CPU,
        * and the device's reason in the message.  */
@@ -265,9 +256,8 @@ bm3d_denoise_pixels (const bm3d_pixels *in, bm3d_pixels *out,
       status = denoise_converted (in, out, &cpu, threads, report, &job);
       report->fell_back = BM3D_FALLBACK_FAILED;
       if (status == BM3D_OK)
-        snprintf (report->message, sizeof report->message,
-                  "CUDA failed (%.200s); denoised on the CPU instead",
-                  cuda_message);
+        bm3d_job_message (&job, "CUDA failed (%s); denoised on the CPU "
+                          "instead", cuda_message);
     }
   return status;
 }
