@@ -420,14 +420,6 @@ test_non_finite (void)
   free (data);
 }
 
-static int
-cancel_at_once (double fraction, void *data)
-{
-  (void) fraction;
-  (void) data;
-  return 1;
-}
-
 static void
 test_errors (void)
 {

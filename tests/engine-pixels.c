@@ -206,14 +206,6 @@ check_same_as_outside (bm3d_params *params, int w, int h, int ch, int alpha,
   free (want.px.data);
 }
 
-static int
-cancel_at_once (double fraction, void *data)
-{
-  (void) fraction;
-  (void) data;
-  return 1;
-}
-
 /* Each bad call: its status, a message, `out` as it was.  */
 static void
 check_refused (const bm3d_pixels *in, bm3d_pixels *out,

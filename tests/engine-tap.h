@@ -64,6 +64,15 @@ tap_done (void)
   return tap_failed ? 1 : 0;
 }
 
+/* A progress callback that cancels at its first call.  */
+static TAP_UNUSED int
+cancel_at_once (double fraction, void *data)
+{
+  (void) fraction;
+  (void) data;
+  return 1;
+}
+
 /* SplitMix64 with Box-Muller: the same noise on every platform.  */
 static TAP_UNUSED uint64_t
 rng_next (uint64_t *state)
