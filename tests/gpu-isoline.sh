@@ -35,7 +35,7 @@ agree () {
   p_gpu=$(psnr_of "$base-gpu.pfm" "$clean")
   between=$("$bench" --diff "$base-cpu.pfm" "$base-gpu.pfm")
   p_between=$(echo "$between" | awk '{ print $2 }')
-  d=$(awk -v a="$p_cpu" -v b="$p_gpu" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.4f", d }')
+  d=$(abs_diff "$p_cpu" "$p_gpu")
   echo "# $name: CPU $p_cpu dB, GPU $p_gpu dB, difference $d dB; GPU vs CPU: $between"
   grep -h "time:\|backend" "$base-gpu.log" | sed 's/^/#   /'
   if le "$d" 0.05 && { [ "$p_between" = inf ] || le 50 "$p_between"; }; then

@@ -59,6 +59,10 @@ le () {
   awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'
 }
 
+# abs_diff A B: |A - B| with four decimals (two PSNRs' gap).
+abs_diff () {
+  awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.4f", d }'
+}
 psnr_of () {
   "$bench" --diff "$1" "$2" | awk '{ print $2 }'
 }

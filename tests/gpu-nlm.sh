@@ -20,7 +20,7 @@ agree () {
   p_gpu=$(psnr_of "$4" "$2")
   same=$("$bench" --diff "$3" "$4")
   p_same=$(echo "$same" | awk '{ print $2 }')
-  d=$(awk -v a="$p_cpu" -v b="$p_gpu" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.4f", d }')
+  d=$(abs_diff "$p_cpu" "$p_gpu")
   echo "# $1: CPU $p_cpu dB, GPU $p_gpu dB, difference $d dB; GPU vs CPU: $same"
   if le "$d" 0.05 && { [ "$p_same" = inf ] || le 60 "$p_same"; }; then
     ok "$1: GPU within 0.05 dB of the CPU, results agree"

@@ -80,7 +80,7 @@ for img in camera astronaut; do
     p_cpu=$(psnr_of "$base-cpu.pfm" "$tmp/$img-clean.pfm")
     p_gpu=$(psnr_of "$base-gpu.pfm" "$tmp/$img-clean.pfm")
     agree=$("$bench" --diff "$base-cpu.pfm" "$base-gpu.pfm")
-    d=$(awk -v a="$p_cpu" -v b="$p_gpu" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.4f", d }')
+    d=$(abs_diff "$p_cpu" "$p_gpu")
     echo "# $img sigma $sigma: noisy $p_in dB, CPU $p_cpu dB, GPU $p_gpu dB," \
          "difference $d dB; GPU vs CPU: $agree"
     grep -h "time:" "$base-cpu.log" "$base-gpu.log" | sed 's/^/#   /'
@@ -136,7 +136,7 @@ if BM3D_CUDA_MATCH=rows "$denoise" --backend cuda --sigma 25 \
      "$base-noisy.pfm" "$base-rows.pfm" 2>"$base-rows.log"; then
   p_cpu=$(psnr_of "$base-cpu.pfm" "$tmp/camera-clean.pfm")
   p_rows=$(psnr_of "$base-rows.pfm" "$tmp/camera-clean.pfm")
-  d=$(awk -v a="$p_cpu" -v b="$p_rows" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.4f", d }')
+  d=$(abs_diff "$p_cpu" "$p_rows")
   echo "# camera sigma 25: CPU $p_cpu dB, GPU (rows) $p_rows dB, difference $d dB;" \
        "GPU (rows) vs CPU: $("$bench" --diff "$base-cpu.pfm" "$base-rows.pfm")"
   if le "$d" 0.05; then ok "$name"; else not_ok "$name"; fi
@@ -188,10 +188,11 @@ done
 # tiles of the 67x45 image.
 name="astronaut sigma 25, streamed in tiles of 200: GPU PSNR within 0.05 dB of the CPU's"
 base=$tmp/astronaut-25
-if BM3D_CUDA_STREAM_SIDE=200 "$denoise" --backend cuda --sigma 25 --verbose      "$base-noisy.pfm" "$base-streamed.pfm" 2>"$base-streamed.log"; then
+if BM3D_CUDA_STREAM_SIDE=200 "$denoise" --backend cuda --sigma 25 --verbose \
+     "$base-noisy.pfm" "$base-streamed.pfm" 2>"$base-streamed.log"; then
   p_cpu=$(psnr_of "$base-cpu.pfm" "$tmp/astronaut-clean.pfm")
   p_gpu=$(psnr_of "$base-streamed.pfm" "$tmp/astronaut-clean.pfm")
-  d=$(awk -v a="$p_cpu" -v b="$p_gpu" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.4f", d }')
+  d=$(abs_diff "$p_cpu" "$p_gpu")
   echo "# streamed: CPU $p_cpu dB, GPU $p_gpu dB, difference $d dB;" \
        "against the unstreamed GPU run: $("$bench" --diff "$base-gpu.pfm" "$base-streamed.pfm")"
   if le "$d" 0.05; then ok "$name"; else not_ok "$name"; fi
@@ -256,7 +257,7 @@ for img in camera astronaut; do
     p_cpu=$(psnr_of "$base-cpu.pfm" "$tmp/$img-clean.pfm")
     p_gpu=$(psnr_of "$base-gpu.pfm" "$tmp/$img-clean.pfm")
     agree=$("$bench" --diff "$base-cpu.pfm" "$base-gpu.pfm")
-    d=$(awk -v a="$p_cpu" -v b="$p_gpu" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.4f", d }')
+    d=$(abs_diff "$p_cpu" "$p_gpu")
     echo "# $img camera noise, $mode: noisy $p_in dB, CPU $p_cpu dB, GPU $p_gpu dB," \
          "difference $d dB; GPU vs CPU: $agree"
     grep -h "time:" "$base-cpu.log" "$base-gpu.log" | sed 's/^/#   /'
@@ -293,7 +294,7 @@ else
     p_in=$(psnr_of "$base-real.pfm" "$base-mean.pfm")
     p_cpu=$(psnr_of "$base-cpu.pfm" "$base-mean.pfm")
     p_gpu=$(psnr_of "$base-gpu.pfm" "$base-mean.pfm")
-    d=$(awk -v a="$p_cpu" -v b="$p_gpu" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.4f", d }')
+    d=$(abs_diff "$p_cpu" "$p_gpu")
     echo "# $photo: noisy $p_in dB, CPU $p_cpu dB, GPU $p_gpu dB, difference $d dB;" \
          "GPU vs CPU: $("$bench" --diff "$base-cpu.pfm" "$base-gpu.pfm")"
     grep -h "noise profile\|time:" "$base-cpu.log" "$base-gpu.log" | sed 's/^/#   /'
