@@ -15,6 +15,7 @@
  *              [--backends cpu,cuda] [--sigma S] [--mode bm3d|bm3d-fast]
  *              [--threads N] [--repeat N] [--seed N] [--image FILE]
  *              [--noise white,camera] [--pixels float|u8|u16] [--no-warmup]
+ *              [--out-scratch]
  *   bm3d-bench --diff IMAGE1 IMAGE2     PSNR and largest difference
  *   bm3d-bench --synth W H CHANNELS OUT write a clean synthetic image
  *
@@ -28,7 +29,10 @@
  * with the row's backend.  --pixels u8 or u16 hands the engine the noisy
  * image as 8- or 16-bit pixels (rounded and clipped first, as a file
  * holds them) through bm3d_denoise_pixels, whose conversions then count
- * in its time; PSNR_in and PSNR_out are of those pixels.  */
+ * in its time; PSNR_in and PSNR_out are of those pixels.  --out-scratch
+ * tells the engine the result's buffer is scratch, as bm3d-denoise does
+ * (params.out_scratch: on CUDA, results of several tiles then come back
+ * tile by tile).  */
 #include "config.h"
 
 #include <math.h>
@@ -62,6 +66,7 @@ typedef struct
   uint64_t      seed;
   const char   *image;
   bm3d_pixel_type pixels;       /* --pixels                         */
+  int           out_scratch;    /* --out-scratch                    */
   bm3d_params   mode_options;   /* --nlm-h and the like */
 } options;
 
@@ -410,6 +415,7 @@ bench_one (const options *opt, const float *clean, const float *noisy,
   params.backend = backend;
   params.threads = opt->threads;
   params.noise = noise;
+  params.out_scratch = opt->out_scratch;
 
   /* CUDA: start the device and size its buffers before timing.  */
   if (backend == BM3D_BACKEND_CUDA && opt->warmup
@@ -477,10 +483,11 @@ run_bench (const options *opt)
       fprintf (stderr, "bm3d-bench: %s\n", error);
       return 1;
     }
-  printf ("# sigma %g, mode %s, %s, %s pixels, best of %d run(s); "
+  printf ("# sigma %g, mode %s, %s, %s pixels%s, best of %d run(s); "
           "times in ms\n", (double) opt->sigma, bm3d_mode_name (opt->mode),
           opt->image ? opt->image : "synthetic images",
-          pixel_names[opt->pixels], opt->repeat);
+          pixel_names[opt->pixels],
+          opt->out_scratch ? ", output scratch" : "", opt->repeat);
   printf ("%-6s %11s %2s %-5s %-6s %10s %10s %8s %10s %9s %9s %8s %8s %8s\n",
           "MP", "size", "ch", "back", "noise", "phase1", "phase2", "estim",
           "engine", "dev_MiB", "host_MiB", "PSNR_in", "PSNR_out", "xfer");
@@ -561,7 +568,8 @@ usage (void)
            "                  [--sigma S] [--mode bm3d|bm3d-fast] "
            "[--threads N] [--repeat N]\n"
            "                  [--seed N] [--image FILE] [--noise white,camera]\n"
-           "                  [--pixels float|u8|u16] [--no-warmup]\n"
+           "                  [--pixels float|u8|u16] [--no-warmup] "
+           "[--out-scratch]\n"
            "       bm3d-bench --diff IMAGE1 IMAGE2\n"
            "       bm3d-bench --synth W H CHANNELS OUT\n");
 }
@@ -602,6 +610,11 @@ main (int argc, char **argv)
       if (strcmp (a, "--no-warmup") == 0)
         {
           opt.warmup = 0;
+          continue;
+        }
+      if (strcmp (a, "--out-scratch") == 0)
+        {
+          opt.out_scratch = 1;
           continue;
         }
       if (strncmp (a, "--", 2) == 0)

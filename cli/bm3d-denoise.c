@@ -1330,6 +1330,9 @@ main (int argc, char **argv)
 
   if (parsed != 0)
     return parsed < 0 ? EXIT_USAGE : EXIT_SUCCESS;
+  /* The results go to buffers of the command's own, written out only
+   * on success: the engine may fill them tile by tile.  */
+  opt.params.out_scratch = 1;
   /* Create the CUDA context while the input is read.  */
   if (opt.is_batch || opt.action == ACTION_DENOISE)
     bm3d_backend_warm_up (&opt.params);

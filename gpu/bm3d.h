@@ -225,6 +225,17 @@ typedef struct
    * Used with BM3D_NOISE_PROFILE only.  */
   float                         strength;
   float                         chroma_strength;
+
+  /* Non-zero when `out` is scratch to the caller: nothing in it has to
+   * survive a call that fails (a buffer made for the result, as the
+   * command's).  The CUDA backend may then bring each tile's result
+   * back while the next tile is filtered, rather than the whole result
+   * after the last one, where no work hides the download (isoline, 12
+   * MP RGB 8-bit, H100 machine: docs/user-wait.md); a cancelled or
+   * failed call may leave `out` partly written.  0 (the default): `out`
+   * is written only on success, but for images too large for the
+   * device.  */
+  int                           out_scratch;
 } bm3d_params;
 
 /* Why backend "auto" ran on the CPU (bm3d_report.fell_back).  */
@@ -321,7 +332,7 @@ typedef struct
  * caller would get by converting so around bm3d_denoise () on the same
  * backend.  Cancelling, failing, falling back, estimating the noise and
  * the report are bm3d_denoise ()'s: on any error `out` is untouched,
- * but for the CUDA backend's streamed images.  */
+ * but for the CUDA backend's streamed images (params->out_scratch).  */
 bm3d_status  bm3d_denoise_pixels (const bm3d_pixels *in,
                                   bm3d_pixels       *out,
                                   const bm3d_params *params,

@@ -33,7 +33,7 @@ typedef struct
   void            *workspace;       /* kept between calls                */
   size_t           workspace_bytes;
   /* Pinned host memory the copies of unpinned images bounce through
-   * (cuda_tiled_image.cu), 2 x BM3D_CUDA_BOUNCE_BYTES, kept between
+   * (cuda_tiled_image.cu), 4 x BM3D_CUDA_BOUNCE_BYTES, kept between
    * calls once made; NULL until then.  */
   void            *bounce;
   int              bm3d_tables_for; /* key of BM3D's constant tables     */
@@ -124,10 +124,11 @@ typedef struct
  * the colour transform, `steps`, and the inverse into the result.  With
  * `core` NULL the result is `dev_out`, the whole image on the device,
  * and `out` is written only once every tile has succeeded.  Otherwise
- * the result does not fit the device: each tile's core goes to one of
- * the two `core` buffers (side x side pixels) and from there into `out`
- * while the next tile is filtered, so a failed or cancelled call leaves
- * `out` partly written.  `pin` says which images the transfer thread
+ * the result does not fit the device, or the caller's `out` is scratch
+ * (bm3d_cuda_stream_by_choice): each tile's core goes to one of the two
+ * `core` buffers (side x side pixels) and from there into `out` while
+ * the next tile is filtered, so a failed or cancelled call leaves `out`
+ * partly written.  `pin` says which images the transfer threads
  * may page-lock (BM3D_CUDA_PIN_IN, _OUT) when there are several tiles:
  * pinning speeds the copies 5 to 7 times, but it stalls the device's
  * work while it runs and unpinning comes at the end, so an algorithm
@@ -151,5 +152,12 @@ bm3d_status bm3d_cuda_tiled_image (const bm3d_image *in, bm3d_image *out,
 int         bm3d_cuda_image_side (bm3d_job *job, const bm3d_image *in,
                                   size_t per_px, size_t fixed, int may_stream,
                                   size_t *result_bytes, int *streamed);
+
+/* Whether a result that fits the device is better streamed tile by
+ * tile: the caller's `out` is scratch (params->out_scratch), the W x H
+ * image takes more than one tile of `side`, and two tile cores of `ch`
+ * floats a pixel take no more device memory than the whole result.  */
+int         bm3d_cuda_stream_by_choice (const bm3d_job *job, int W, int H,
+                                        int side, int ch);
 
 #endif /* BM3D_CUDA_DEVICE_CUH */

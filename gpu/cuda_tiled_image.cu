@@ -12,25 +12,31 @@
  * at a seventh of the speed of pinned memory (bench/transfer-bench.cu:
  * 7.3 against 55 GB/s on the H100 machine), and a pageable copy holds
  * the thread that asks for it until it is done.  So the copies run on
- * a transfer thread of their own, on a second stream: while the device
- * filters tile k, the thread uploads tile k + 1 into the other staging
- * buffer and, for images whose result does not fit the device, brings
- * tile k - 1's finished core back into `out`.  The smallest tile goes
- * first, since its upload is the one nothing hides.  When the result
- * fits, it stays on the device until every tile is done (`out` is then
- * written only on success).  Where the caller asks, the thread pins the
- * images (page-locks them) while the device works, so that the copies
- * after run at pinned speed.
+ * transfer threads of their own, on streams of their own: while the
+ * device filters tile k, one thread uploads tile k + 1 into the other
+ * staging buffer and, for a streamed result (an image whose result does
+ * not fit the device, or params->out_scratch), the other brings tile
+ * k - 1's finished core back into `out`.  The smallest tile goes first,
+ * since its upload is the one nothing hides.  Otherwise the result
+ * stays on the device until every tile is done (`out` is then written
+ * only on success).  Where the caller asks, the threads pin the images
+ * (page-lock them) while the device works, so that the copies after run
+ * at pinned speed.
  *
  * Integer pixels (bm3d_denoise_pixels: job->pixels_in, _out) travel as
  * they are, a quarter (8-bit) or half (16-bit) of the floats' bytes:
  * the colour transforms convert them on the device, the inverse
  * rounding (and unclipping) into the result's own type.
  *
- * The copies go through two pinned bounce buffers: several host threads
- * copy rows between the caller's image and one buffer while the copy
- * engine moves the other, in place of the driver's single-threaded
- * pageable copies, and nothing is pinned or unpinned in the call.  On
+ * The copies go through pinned bounce buffers, two each way: several
+ * host threads copy rows between the caller's image and one buffer
+ * while the copy engine moves the other, in place of the driver's
+ * single-threaded pageable copies, and nothing is pinned or unpinned in
+ * the call.  A streamed result comes back on a thread and stream of its
+ * own, beside the uploads: a tile's download and the next tile's upload
+ * then share the filtering of the tile between them rather than follow
+ * each other (isoline's filtering, 0.43 ms a megapixel at 8-bit RGB, is
+ * shorter than the two copies one after the other, 0.5).  On
  * the H100 machine, 12 MP RGB, against the direct copies in the same
  * run: NL-means 40.4 -> 28.4 ms (floats), 24.2 -> 22.3 (8-bit); isoline
  * 30.9 -> 19.7, 10.1 -> 9.0 (docs/user-wait.md).  BM3D_CUDA_BOUNCE=0
@@ -48,15 +54,24 @@
 #include "cuda_device.cuh"
 #include "cuda_check.cuh"
 
-/* Each of the two pinned bounce buffers, and the host threads that copy
- * rows into and out of one (at most, and by default); copies under
- * BOUNCE_ALONE bytes take one.  */
+/* Each of the four pinned bounce buffers (two a direction), and the
+ * host threads that copy rows into and out of one (at most, and by
+ * default); copies under BOUNCE_ALONE bytes take one.  */
 #define BM3D_CUDA_BOUNCE_BYTES ((size_t) 8 << 20)
 #define BOUNCE_THREADS_MAX 16
 #define BOUNCE_THREADS 8
 #define BOUNCE_ALONE ((size_t) 1 << 20)
 
-/* What the calling thread and the transfer thread share.  The counters
+/* One direction's pair of bounce buffers, each buffer's last copy on
+ * the device marked by its event.  */
+typedef struct
+{
+  char                *buf[2];
+  cudaEvent_t          free[2];
+  int                  next;
+} bounce_lane;
+
+/* What the calling thread and the transfer threads share.  The counters
  * say how far each has got (a tile's event is recorded before its
  * counter moves past it), under `lock`.  */
 typedef struct
@@ -76,7 +91,8 @@ typedef struct
   int                  ordinal;
   float               *staging[2];   /* interleaved input of a tile     */
   float               *core[2];      /* streamed result cores, or NULL  */
-  cudaStream_t         copy;
+  cudaStream_t         copy;         /* uploads                         */
+  cudaStream_t         copy_down;    /* a streamed result's downloads   */
   cudaEvent_t          uploaded[2], staging_free[2], core_ready[2],
                        core_free[2];
 
@@ -93,11 +109,10 @@ typedef struct
   int                  pinned_out;   /* out registered by the thread     */
   double               pin_seconds;  /* the thread's time pinning        */
   double               waited;       /* the calling thread's waits       */
-  /* Copies through the device's bounce buffers (NULL: direct), each
-   * buffer's last copy on the device marked by its event.  */
-  char                *bounce[2];
-  cudaEvent_t          bounce_free[2];
-  int                  bounce_next;
+  /* Copies through the device's bounce buffers (up.buf[0] NULL:
+   * direct).  The final download of a result kept on the device takes
+   * the uploads' lane, free by then.  */
+  bounce_lane          up, down;
   int                  bounce_threads;
 } transfers;
 
@@ -171,8 +186,8 @@ chunk_rows (size_t row)
  * `dst` (packed), on `stream`, through the bounce buffers in chunks:
  * the host fills one while the copy engine empties the other.  */
 static cudaError_t
-bounce_up (transfers *t, char *dst, const char *src, size_t pitch,
-           size_t row, int rows, cudaStream_t stream)
+bounce_up (transfers *t, bounce_lane *l, char *dst, const char *src,
+           size_t pitch, size_t row, int rows, cudaStream_t stream)
 {
   const int per = chunk_rows (row);
   cudaError_t e;
@@ -180,18 +195,18 @@ bounce_up (transfers *t, char *dst, const char *src, size_t pitch,
   for (int y = 0; y < rows; y += per)
     {
       const int n = rows - y < per ? rows - y : per;
-      const int b = t->bounce_next;
-      row_block block = { t->bounce[b], row, src + (size_t) y * pitch, pitch,
+      const int b = l->next;
+      row_block block = { l->buf[b], row, src + (size_t) y * pitch, pitch,
                           row, n, t->bounce_threads };
 
-      t->bounce_next ^= 1;
-      if ((e = cudaEventSynchronize (t->bounce_free[b])) != cudaSuccess)
+      l->next ^= 1;
+      if ((e = cudaEventSynchronize (l->free[b])) != cudaSuccess)
         return e;
       copy_rows (&block);
-      if ((e = cudaMemcpyAsync (dst + (size_t) y * row, t->bounce[b],
+      if ((e = cudaMemcpyAsync (dst + (size_t) y * row, l->buf[b],
                                 (size_t) n * row, cudaMemcpyHostToDevice,
                                 stream)) != cudaSuccess
-          || (e = cudaEventRecord (t->bounce_free[b], stream)) != cudaSuccess)
+          || (e = cudaEventRecord (l->free[b], stream)) != cudaSuccess)
         return e;
     }
   return cudaSuccess;
@@ -200,50 +215,50 @@ bounce_up (transfers *t, char *dst, const char *src, size_t pitch,
 /* Chunk `k` of `rows` (`per` a chunk) from device `src` into bounce
  * buffer `b`, on `stream`, once the buffer's last copy is done.  */
 static cudaError_t
-bounce_fetch (transfers *t, int b, const char *src, size_t row, int rows,
+bounce_fetch (bounce_lane *l, int b, const char *src, size_t row, int rows,
               int per, int k, cudaStream_t stream)
 {
   const int y = k * per, n = rows - y < per ? rows - y : per;
   cudaError_t e;
 
-  if ((e = cudaEventSynchronize (t->bounce_free[b])) != cudaSuccess
-      || (e = cudaMemcpyAsync (t->bounce[b], src + (size_t) y * row,
+  if ((e = cudaEventSynchronize (l->free[b])) != cudaSuccess
+      || (e = cudaMemcpyAsync (l->buf[b], src + (size_t) y * row,
                                (size_t) n * row, cudaMemcpyDeviceToHost,
                                stream)) != cudaSuccess)
     return e;
-  return cudaEventRecord (t->bounce_free[b], stream);
+  return cudaEventRecord (l->free[b], stream);
 }
 
 /* The reverse of bounce_up: device `src` (packed rows) to host `dst`,
  * on `stream`; chunk k + 1 comes down while the host copies chunk k
  * out.  Returns once `dst` holds every row.  */
 static cudaError_t
-bounce_down (transfers *t, char *dst, size_t pitch, const char *src,
-             size_t row, int rows, cudaStream_t stream)
+bounce_down (transfers *t, bounce_lane *l, char *dst, size_t pitch,
+             const char *src, size_t row, int rows, cudaStream_t stream)
 {
   const int per = chunk_rows (row), chunks = (rows + per - 1) / per;
-  const int first = t->bounce_next;
+  const int first = l->next;
   cudaError_t e;
 
-  if ((e = bounce_fetch (t, first, src, row, rows, per, 0, stream))
+  if ((e = bounce_fetch (l, first, src, row, rows, per, 0, stream))
       != cudaSuccess)
     return e;
   for (int k = 0; k < chunks; k++)
     {
       const int b = (first + k) & 1;
       const int y = k * per, n = rows - y < per ? rows - y : per;
-      row_block block = { dst + (size_t) y * pitch, pitch, t->bounce[b], row,
+      row_block block = { dst + (size_t) y * pitch, pitch, l->buf[b], row,
                           row, n, t->bounce_threads };
 
       if (k + 1 < chunks
-          && (e = bounce_fetch (t, b ^ 1, src, row, rows, per, k + 1,
+          && (e = bounce_fetch (l, b ^ 1, src, row, rows, per, k + 1,
                                 stream)) != cudaSuccess)
         return e;
-      if ((e = cudaEventSynchronize (t->bounce_free[b])) != cudaSuccess)
+      if ((e = cudaEventSynchronize (l->free[b])) != cudaSuccess)
         return e;
       copy_rows (&block);
     }
-  t->bounce_next = (first + chunks) & 1;
+  l->next = (first + chunks) & 1;
   return cudaSuccess;
 }
 
@@ -336,8 +351,8 @@ upload (transfers *t, int k)
         return 0;
       TRY (t, cudaStreamWaitEvent (t->copy, t->staging_free[k & 1], 0));
     }
-  if (t->bounce[0] && !t->pinned_in)
-    TRY (t, bounce_up (t, (char *) t->staging[k & 1],
+  if (t->up.buf[0] && !t->pinned_in)
+    TRY (t, bounce_up (t, &t->up, (char *) t->staging[k & 1],
                        t->in_data + (size_t) r->y0 * t->in_pitch
                        + (size_t) r->x0 * px, t->in_pitch, row,
                        r->y1 - r->y0, t->copy));
@@ -362,26 +377,27 @@ download (transfers *t, int k)
 
   if (!wait_for (t, &t->filtered, k + 1))
     return 0;
-  TRY (t, cudaStreamWaitEvent (t->copy, t->core_ready[k & 1], 0));
-  if (t->bounce[0] && !t->pinned_out)
-    TRY (t, bounce_down (t, t->out_data + (size_t) r->cy0 * t->out_pitch
+  TRY (t, cudaStreamWaitEvent (t->copy_down, t->core_ready[k & 1], 0));
+  if (t->down.buf[0] && !t->pinned_out)
+    TRY (t, bounce_down (t, &t->down, t->out_data
+                         + (size_t) r->cy0 * t->out_pitch
                          + (size_t) r->cx0 * px, t->out_pitch,
                          (const char *) t->core[k & 1], row,
-                         r->cy1 - r->cy0, t->copy));
+                         r->cy1 - r->cy0, t->copy_down));
   else
     TRY (t, cudaMemcpy2DAsync (t->out_data + (size_t) r->cy0 * t->out_pitch
                                + (size_t) r->cx0 * px,
                                t->out_pitch, t->core[k & 1],
                                row, row, r->cy1 - r->cy0,
-                               cudaMemcpyDeviceToHost, t->copy));
-  TRY (t, cudaEventRecord (t->core_free[k & 1], t->copy));
-  TRY (t, cudaStreamSynchronize (t->copy));
+                               cudaMemcpyDeviceToHost, t->copy_down));
+  TRY (t, cudaEventRecord (t->core_free[k & 1], t->copy_down));
+  TRY (t, cudaStreamSynchronize (t->copy_down));
   advance (t, &t->downloads, k + 1);
   return 1;
 }
 
 static void *
-transfer_thread (void *arg)
+upload_thread (void *arg)
 {
   transfers *t = (transfers *) arg;
 
@@ -392,23 +408,33 @@ transfer_thread (void *arg)
       if (!upload (t, k))
         return NULL;
       /* While the first tile is filtered: the input pinned for the
-       * uploads after it, and a streamed output for the downloads.  */
+       * uploads after it.  */
       if (k == 0 && t->tiles > 1 && (t->pin & BM3D_CUDA_PIN_IN))
         t->pinned_in = pin (t, t->in_data, t->in_pitch);
-      if (k == 0 && t->tiles > 1 && t->core[0]
-          && (t->pin & BM3D_CUDA_PIN_OUT))
-        t->pinned_out = pin (t, t->out_data, t->out_pitch);
-      if (t->core[0] && k >= 1 && !download (t, k - 1))
-        return NULL;
     }
-  if (t->core[0])
-    (void) download (t, t->tiles - 1);
-  else if (t->tiles > 1 && (t->pin & BM3D_CUDA_PIN_OUT))
+  if (!t->core[0] && t->tiles > 1 && (t->pin & BM3D_CUDA_PIN_OUT))
     /* A result kept on the device comes back in one download that
      * nothing hides: pinned, it runs at 55 rather than 10 GB/s.
      * Pinning leaves the pixels as they are, so `out` may be pinned
      * before the call has succeeded.  */
     t->pinned_out = pin (t, t->out_data, t->out_pitch);
+  return NULL;
+}
+
+/* A streamed result, tile by tile as the device finishes them.  */
+static void *
+download_thread (void *arg)
+{
+  transfers *t = (transfers *) arg;
+
+  if (failed (t, cudaSetDevice (t->ordinal), "cudaSetDevice"))
+    return NULL;
+  /* While the first tile is filtered.  */
+  if (t->tiles > 1 && (t->pin & BM3D_CUDA_PIN_OUT))
+    t->pinned_out = pin (t, t->out_data, t->out_pitch);
+  for (int k = 0; k < t->tiles; k++)
+    if (!download (t, k))
+      break;
   return NULL;
 }
 
@@ -434,9 +460,11 @@ by_area (const void *a, const void *b)
 
 /* The tiles of the image, smallest first: the first upload is the one
  * nothing hides, and in growing order each tile's filtering (about 7 ns
- * a pixel for BM3D) hides more of the next one's upload (about 2).  */
+ * a pixel for BM3D) hides more of the next one's upload (about 2).  A
+ * streamed result's last download is the other copy nothing hides: the
+ * second smallest tile then goes last.  */
 static bm3d_tile_rect *
-plan_tiles (int W, int H, int side, int margin, int *count)
+plan_tiles (int W, int H, int side, int margin, int streamed, int *count)
 {
   const int tx = (W + side - 1) / side, ty = (H + side - 1) / side;
   bm3d_tile_rect *rect = (bm3d_tile_rect *) malloc (sizeof *rect * tx * ty);
@@ -448,6 +476,13 @@ plan_tiles (int W, int H, int side, int margin, int *count)
       bm3d_tile_rect_for (W, H, side, margin, ix, iy, &rect[iy * tx + ix]);
   qsort (rect, (size_t) tx * ty, sizeof *rect, by_area);
   *count = tx * ty;
+  if (streamed && *count > 2)
+    {
+      const bm3d_tile_rect second = rect[1];
+
+      memmove (&rect[1], &rect[2], sizeof *rect * (*count - 2));
+      rect[*count - 1] = second;
+    }
   return rect;
 }
 
@@ -465,7 +500,7 @@ core_of (const bm3d_tile_rect *r, int width, bm3d_cuda_core *core)
   core->width = width;
 }
 
-/* The transfer thread's error as the call's.  */
+/* The transfer threads' first error as the call's.  */
 static bm3d_status
 transfer_error (transfers *t, bm3d_job *job)
 {
@@ -542,9 +577,9 @@ download_result (transfers *t, const float *dev_out, bm3d_job *job)
   const bm3d_image *out = t->out;
   const size_t row = (size_t) out->width * out->channels * t->value_bytes;
 
-  if (t->bounce[0] && !t->pinned_out)
+  if (t->up.buf[0] && !t->pinned_out)
     {
-      BM3D_CUDA_CHECK (job, bounce_down (t, t->out_data, t->out_pitch,
+      BM3D_CUDA_CHECK (job, bounce_down (t, &t->up, t->out_data, t->out_pitch,
                                          (const char *) dev_out, row,
                                          out->height, dev->stream));
       return BM3D_OK;
@@ -574,7 +609,7 @@ bounce_open (transfers *t, bm3d_job *job)
     t->bounce_threads = atoi (threads) < BOUNCE_THREADS_MAX
                         ? atoi (threads) : BOUNCE_THREADS_MAX;
   if (!dev->bounce
-      && cudaHostAlloc (&dev->bounce, 2 * BM3D_CUDA_BOUNCE_BYTES,
+      && cudaHostAlloc (&dev->bounce, 4 * BM3D_CUDA_BOUNCE_BYTES,
                         cudaHostAllocDefault) != cudaSuccess)
     {
       (void) cudaGetLastError ();
@@ -583,8 +618,12 @@ bounce_open (transfers *t, bm3d_job *job)
     }
   for (int i = 0; i < 2; i++)
     {
-      t->bounce[i] = (char *) dev->bounce + i * BM3D_CUDA_BOUNCE_BYTES;
-      BM3D_CUDA_CHECK (job, cudaEventCreateWithFlags (&t->bounce_free[i],
+      t->up.buf[i] = (char *) dev->bounce + i * BM3D_CUDA_BOUNCE_BYTES;
+      t->down.buf[i] = (char *) dev->bounce
+                       + (2 + i) * BM3D_CUDA_BOUNCE_BYTES;
+      BM3D_CUDA_CHECK (job, cudaEventCreateWithFlags (&t->up.free[i],
+                                                      cudaEventDisableTiming));
+      BM3D_CUDA_CHECK (job, cudaEventCreateWithFlags (&t->down.free[i],
                                                       cudaEventDisableTiming));
     }
   /* Copies through them need no pinning of the images.  */
@@ -630,6 +669,8 @@ transfers_open (transfers *t, const bm3d_image *in, bm3d_image *out,
   pthread_cond_init (&t->moved, NULL);
   BM3D_CUDA_CHECK (job, cudaStreamCreateWithFlags (&t->copy,
                                                    cudaStreamNonBlocking));
+  BM3D_CUDA_CHECK (job, cudaStreamCreateWithFlags (&t->copy_down,
+                                                   cudaStreamNonBlocking));
   for (int e = 0; e < 4; e++)
     for (int i = 0; i < 2; i++)
       BM3D_CUDA_CHECK (job, cudaEventCreateWithFlags (&events[e][i],
@@ -637,38 +678,37 @@ transfers_open (transfers *t, const bm3d_image *in, bm3d_image *out,
   return bounce_open (t, job);
 }
 
-/* Stop the thread (it has been joined when this returns) and free what
- * the call made; `out` unpinned.  */
+/* Stop the threads still running (NULL: none; they have been joined
+ * when this returns) and free what the call made; `out` unpinned.  */
 static void
-transfers_close (transfers *t, pthread_t *thread)
+transfers_close (transfers *t, pthread_t *up, pthread_t *down)
 {
   cudaEvent_t *events[] = { t->uploaded, t->staging_free, t->core_ready,
-                            t->core_free };
+                            t->core_free, t->up.free, t->down.free };
+  cudaStream_t streams[] = { t->copy, t->copy_down };
 
-  if (thread)
-    {
-      pthread_mutex_lock (&t->lock);
-      t->stop = 1;
-      pthread_cond_broadcast (&t->moved);
-      pthread_mutex_unlock (&t->lock);
-      pthread_join (*thread, NULL);
-    }
+  pthread_mutex_lock (&t->lock);
+  t->stop = 1;
+  pthread_cond_broadcast (&t->moved);
+  pthread_mutex_unlock (&t->lock);
+  if (up)
+    pthread_join (*up, NULL);
+  if (down)
+    pthread_join (*down, NULL);
   if (t->pinned_in)
     unpin (t->in_data);
   if (t->pinned_out)
     unpin (t->out_data);
-  if (t->copy)
-    {
-      (void) cudaStreamSynchronize (t->copy);
-      (void) cudaStreamDestroy (t->copy);
-    }
-  for (int e = 0; e < 4; e++)
+  for (int i = 0; i < 2; i++)
+    if (streams[i])
+      {
+        (void) cudaStreamSynchronize (streams[i]);
+        (void) cudaStreamDestroy (streams[i]);
+      }
+  for (int e = 0; e < 6; e++)
     for (int i = 0; i < 2; i++)
       if (events[e][i])
         (void) cudaEventDestroy (events[e][i]);
-  for (int i = 0; i < 2; i++)
-    if (t->bounce_free[i])
-      (void) cudaEventDestroy (t->bounce_free[i]);
   pthread_cond_destroy (&t->moved);
   pthread_mutex_destroy (&t->lock);
 }
@@ -681,8 +721,8 @@ bm3d_cuda_tiled_image (const bm3d_image *in, bm3d_image *out, int side,
 {
   const char *pin_env = getenv ("BM3D_CUDA_PIN");
   transfers t;
-  pthread_t thread;
-  int started = 0;
+  pthread_t up, down;
+  int up_started = 0, down_started = 0;
   bm3d_status status;
 
   memset (&t, 0, sizeof t);
@@ -690,7 +730,8 @@ bm3d_cuda_tiled_image (const bm3d_image *in, bm3d_image *out, int side,
   /* Benchmarks compare: 0 pins nothing, 3 both images.  */
   if (pin_env && *pin_env)
     t.pin = atoi (pin_env) & (BM3D_CUDA_PIN_IN | BM3D_CUDA_PIN_OUT);
-  t.rect = plan_tiles (in->width, in->height, side, job->margin, &t.tiles);
+  t.rect = plan_tiles (in->width, in->height, side, job->margin,
+                       core != NULL, &t.tiles);
   if (!t.rect)
     {
       bm3d_job_message (job, "out of memory for the tile plan");
@@ -701,10 +742,13 @@ bm3d_cuda_tiled_image (const bm3d_image *in, bm3d_image *out, int side,
     status = bm3d_cuda_unclip_upload (job);
   if (status == BM3D_OK)
     {
-      started = pthread_create (&thread, NULL, transfer_thread, &t) == 0;
-      if (!started)
+      up_started = pthread_create (&up, NULL, upload_thread, &t) == 0;
+      down_started = core && up_started
+                     && pthread_create (&down, NULL, download_thread,
+                                        &t) == 0;
+      if (!up_started || (core && !down_started))
         {
-          bm3d_job_message (job, "could not start the transfer thread");
+          bm3d_job_message (job, "could not start the transfer threads");
           status = BM3D_ERR_OUT_OF_MEMORY;
         }
     }
@@ -722,18 +766,18 @@ bm3d_cuda_tiled_image (const bm3d_image *in, bm3d_image *out, int side,
         status = transfer_error (&t, job);
       if (status == BM3D_OK && !t.core[0])
         {
-          pthread_join (thread, NULL);
-          started = 0;
+          pthread_join (up, NULL);
+          up_started = 0;
           status = download_result (&t, dev_out, job);
         }
     }
   double t1 = bm3d_seconds ();
-  transfers_close (&t, started ? &thread : NULL);
+  transfers_close (&t, up_started ? &up : NULL, down_started ? &down : NULL);
   job->report->seconds_transfer += t.waited + bm3d_seconds () - t0;
   if (getenv ("BM3D_CUDA_TIMES"))
     fprintf (stderr, "bm3d cuda tiles: %d of side %d%s; waited for uploads "
              "%.2f ms, result %.2f ms, unpinning %.2f ms; pinning in %s, "
-             "out %s: %.2f ms on the transfer thread\n", t.tiles, side,
+             "out %s: %.2f ms on the transfer threads\n", t.tiles, side,
              t.core[0] ? ", streamed" : "", t.waited * 1e3, (t1 - t0) * 1e3,
              (bm3d_seconds () - t1) * 1e3, t.pinned_in ? "yes" : "no",
              t.pinned_out ? "yes" : "no", t.pin_seconds * 1e3);
@@ -790,8 +834,22 @@ bm3d_cuda_image_side (bm3d_job *job, const bm3d_image *in, size_t per_px,
     side = 4096;
   /* Keeps the reference grid aligned across tiles.  */
   side = bm3d_tile_side_aligned (job, side);
+  if (!*streamed && bm3d_cuda_stream_by_choice (job, W, H, side, ch))
+    *streamed = 1;
   *result_bytes = *streamed ? 2 * align256 ((size_t) side * side * ch
                                             * sizeof (float))
                             : whole;
   return side;
+}
+
+int
+bm3d_cuda_stream_by_choice (const bm3d_job *job, int W, int H, int side,
+                            int ch)
+{
+  const size_t tiles = (size_t) ((W + side - 1) / side)
+                       * ((H + side - 1) / side);
+
+  return job->params->out_scratch && tiles > 1
+         && 2 * align256 ((size_t) side * side * ch * sizeof (float))
+            <= align256 ((size_t) W * H * ch * sizeof (float));
 }

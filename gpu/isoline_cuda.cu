@@ -775,6 +775,11 @@ denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
         return BM3D_ERR_NOT_IMPLEMENTED;
       out_bytes = 2 * align256 ((size_t) side * side * ch * sizeof (float));
     }
+  else if (bm3d_cuda_stream_by_choice (job, W, H, side, ch))
+    {
+      streamed = 1;
+      out_bytes = 2 * align256 ((size_t) side * side * ch * sizeof (float));
+    }
   max_w = side + 2 * margin < W ? side + 2 * margin : W;
   max_h = side + 2 * margin < H ? side + 2 * margin : H;
   dims_for (job, max_w, max_h, colour, &dmax);

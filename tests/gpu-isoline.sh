@@ -45,7 +45,7 @@ agree () {
   fi
 }
 
-echo "1..27"
+echo "1..29"
 printf '%s\n' "$version" | sed 's/^/# /'
 
 # ---- GPU and CPU agree on photographs (8 tests) --------------------------
@@ -119,6 +119,28 @@ else
   else
     not_ok "9000x7000 RGB: at most 512 MiB of device memory (${dev:-?} MiB)"
     show "$tmp/huge-hybrid-gpu.log"
+  fi
+fi
+
+# ---- a result that fits, streamed by choice (2) ---------------------------
+# The command's output is scratch (params.out_scratch): a 12 MP result of
+# several tiles comes back tile by tile, the second smallest tile last.
+name="4000x3000 RGB (result streamed by choice): GPU agrees with the CPU"
+if [ -n "$quick" ]; then
+  skip "$name" "quick run"
+  skip "4000x3000 RGB: the result came back tile by tile" "quick run"
+else
+  "$bench" --synth 4000 3000 3 "$tmp/large-clean.pfm"
+  "$denoise" --add-noise 25 --seed 11 "$tmp/large-clean.pfm" "$tmp/large.pfm"
+  BM3D_CUDA_TIMES=1
+  export BM3D_CUDA_TIMES
+  agree "$name" "$tmp/large.pfm" "$tmp/large-clean.pfm" hybrid
+  unset BM3D_CUDA_TIMES
+  if grep -q "tiles: .*streamed" "$tmp/large-hybrid-gpu.log"; then
+    ok "4000x3000 RGB: the result came back tile by tile"
+  else
+    not_ok "4000x3000 RGB: the result came back tile by tile"
+    show "$tmp/large-hybrid-gpu.log"
   fi
 fi
 
