@@ -10,6 +10,7 @@ ENGINE_TESTS = \
 	tests/engine-estimate \
 	tests/engine-profile \
 	tests/engine-warm-up \
+	tests/engine-backend \
 	tests/engine-pixels
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
@@ -66,6 +67,10 @@ tests_engine_profile_LDADD = $(IMAGE_IO_LIBS) $(ENGINE_TEST_LIBS)
 # bm3d_backend_warm_up (): processes exiting while the device starts.
 tests_engine_warm_up_SOURCES = tests/engine-warm-up.c tests/engine-tap.h
 tests_engine_warm_up_LDADD = $(ENGINE_TEST_LIBS)
+
+# bm3d_backend_for_job (): the CPU or the device for backend auto.
+tests_engine_backend_SOURCES = tests/engine-backend.c tests/engine-tap.h
+tests_engine_backend_LDADD = $(ENGINE_TEST_LIBS)
 
 # The PNG writer's slices deflated on several threads (cli/io_png.c).
 check_PROGRAMS += tests/io-png
