@@ -72,6 +72,13 @@ tests_engine_warm_up_LDADD = $(ENGINE_TEST_LIBS)
 tests_engine_backend_SOURCES = tests/engine-backend.c tests/engine-tap.h
 tests_engine_backend_LDADD = $(ENGINE_TEST_LIBS)
 
+# image_probe (): sizes from the headers, and bad files refused.
+check_PROGRAMS += tests/io-probe
+TESTS += tests/io-probe
+tests_io_probe_SOURCES = tests/io-probe.c tests/engine-tap.h
+tests_io_probe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+tests_io_probe_LDADD = $(IMAGE_IO_LIBS) -lm
+
 # The PNG writer's slices deflated on several threads (cli/io_png.c).
 check_PROGRAMS += tests/io-png
 TESTS += tests/io-png
