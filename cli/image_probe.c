@@ -18,8 +18,11 @@
 #include "io_codec.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #ifdef HAVE_LIBTIFF
 #include <tiffio.h>
@@ -231,7 +234,7 @@ tiff_quiet (TIFF *tif, void *data, const char *module, const char *format,
 }
 
 static int
-probe_tiff (const char *path, ImageProbe *probe, char *error,
+probe_tiff (const char *path, int fd, ImageProbe *probe, char *error,
             size_t error_len)
 {
   TIFFOpenOptions *opts = TIFFOpenOptionsAlloc ();
@@ -244,12 +247,14 @@ probe_tiff (const char *path, ImageProbe *probe, char *error,
     {
       TIFFOpenOptionsSetErrorHandlerExtR (opts, tiff_quiet, NULL);
       TIFFOpenOptionsSetWarningHandlerExtR (opts, tiff_quiet, NULL);
-      /* "m": read, not mapped: only the first directory is wanted.  */
-      tif = TIFFOpenExt (path, "rm", opts);
+      /* "m": read, not mapped: only the first directory is wanted.
+       * The descriptor is libtiff's from here, closed with it.  */
+      tif = TIFFFdOpenExt (fd, path, "rm", opts);
       TIFFOpenOptionsFree (opts);
     }
   if (!tif)
     {
+      close (fd);
       io_set_error (error, error_len, "%s: not a readable TIFF file", path);
       return -1;
     }
@@ -272,10 +277,11 @@ probe_tiff (const char *path, ImageProbe *probe, char *error,
 /* Older libtiff reports through process-wide handlers only, which the
  * reader owns: no probe, the command then simply reads the file.  */
 static int
-probe_tiff (const char *path, ImageProbe *probe, char *error,
+probe_tiff (const char *path, int fd, ImageProbe *probe, char *error,
             size_t error_len)
 {
   (void) probe;
+  close (fd);
   io_set_error (error, error_len, "%s: TIFF headers are not probed with "
                 "this libtiff", path);
   return -1;
@@ -284,6 +290,30 @@ probe_tiff (const char *path, ImageProbe *probe, char *error,
 #endif
 
 /* ---- the entry point ---------------------------------------------------- */
+
+/* A descriptor of `path` when it is a regular file, else -1: a FIFO or a
+ * device could block the probe (the read then says what it is).  The
+ * open itself does not wait.  */
+static int
+open_regular_file (const char *path, char *error, size_t error_len)
+{
+  struct stat st;
+  int fd = open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+  if (fd < 0)
+    {
+      io_set_error (error, error_len, "%s: %s", path, strerror (errno));
+      return -1;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode)
+      || fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK) != 0)
+    {
+      io_set_error (error, error_len, "%s: not a regular file", path);
+      close (fd);
+      return -1;
+    }
+  return fd;
+}
 
 static int
 probe_stream (const char *path, ImageFormat format, FILE *fp,
@@ -307,25 +337,22 @@ image_probe (const char *path, ImageProbe *probe, char *error,
 {
   ImageFormat format = image_format_for_path (path);
   FILE *fp;
-  int result;
+  int fd, result;
 
   memset (probe, 0, sizeof *probe);
   probe->format = format;
-  if (image_check_path (path, error, error_len) < 0)
+  /* The extension's format must be built in (TIFF among them).  */
+  if (image_check_path (path, error, error_len) < 0
+      || (fd = open_regular_file (path, error, error_len)) < 0)
     return -1;
 #ifdef HAVE_LIBTIFF
   if (format == IMAGE_FORMAT_TIFF)
-    return probe_tiff (path, probe, error, error_len);
+    return probe_tiff (path, fd, probe, error, error_len);
 #endif
-  if (format == IMAGE_FORMAT_TIFF)
-    {
-      io_set_error (error, error_len, "%s: TIFF support is not built in",
-                    path);
-      return -1;
-    }
-  if (!(fp = fopen (path, "rb")))
+  if (!(fp = fdopen (fd, "rb")))
     {
       io_set_error (error, error_len, "%s: %s", path, strerror (errno));
+      close (fd);
       return -1;
     }
   result = probe_stream (path, format, fp, probe, error, error_len);

@@ -13,6 +13,7 @@
  * (at your option) any later version.  */
 #include "config.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine-tap.h"
@@ -314,6 +315,17 @@ check_bad_sizes (void)
     check_probe_fails (path, "PFM with a 20-digit width");
   path_of (path, sizeof path, "missing.png");
   check_probe_fails (path, "a missing file");
+  /* Opening a FIFO for reading would wait for a writer.  */
+  path_of (path, sizeof path, "fifo.png");
+  if (mkfifo (path, 0600) == 0)
+    check_probe_fails (path, "a FIFO, not waited on");
+  else
+    tap_ok (1, "# SKIP a FIFO: mkfifo failed");
+  path_of (path, sizeof path, "folder.jpg");
+  if (mkdir (path, 0700) == 0)
+    check_probe_fails (path, "a folder");
+  else
+    tap_ok (0, "a folder: made");
   path_of (path, sizeof path, "photo.webp");
   check_probe_fails (path, "an unknown extension");
 }
