@@ -913,12 +913,13 @@ bm3d_backend_warm_up (const bm3d_params *params)
  * photo (isoline with and without --noise camera), times 8 as above.  */
 #define CPU_SECONDS_PROFILE    1.4e-7
 
-/* Creating the CUDA context on the H100 machine: 0.19-0.21 s left after
- * reading a small photo, 0.2-0.33 s in a program that does nothing
- * else, and a whole process that uses the GPU at all took 0.29 s at
- * the least (docs/user-wait.md).  The least of these is what a job is
- * sure to pay; its GPU work is not counted, so the CPU is picked only
- * when it is sure to be done first.  */
+/* What using the device adds to a process on the H100 machine
+ * (docs/user-wait.md): a program that creates the context, allocates,
+ * launches one kernel and exits takes 0.29-0.33 s; inside a denoise of
+ * a small photo 0.19-0.21 s of the creation was still waited for after
+ * the read, in whole processes of 0.32-0.48 s against the CPU's
+ * 0.03-0.34.  The GPU's own work is not counted on top, so the CPU is
+ * picked only when it is done before the device would be.  */
 #define CUDA_STARTUP_SECONDS   0.3
 
 /* The settings the constants above were measured with.  */
