@@ -46,7 +46,8 @@ bench_bm3d_batch_photos_SOURCES = bench/batch-photos.c cli/util.c cli/util.h
 bench_bm3d_batch_photos_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
 bench_bm3d_batch_photos_LDADD = $(IMAGE_IO_LIBS) gpu/libbm3d.a $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
-EXTRA_DIST += bench/batch-bench.sh bench/camera-sweep.sh bench/user-wait.sh
+EXTRA_DIST += bench/batch-bench.sh bench/camera-sweep.sh bench/user-wait.sh \
+	bench/auto-backend.sh
 
 # The engine call of the dialog's preview, per mode and backend (no GIMP).
 noinst_PROGRAMS += bench/bm3d-preview-bench

@@ -199,7 +199,9 @@ print_help (void)
          "                       INPUT's noise first\n"
          "  -m, --mode=MODE      bm3d (both phases, default), bm3d-fast (first\n"
          "                       phase only), nlm, isoline\n"
-         "  -b, --backend=NAME   auto (CUDA when usable, default), cpu, cuda\n"
+         "  -b, --backend=NAME   auto (CUDA when usable, default; one photo\n"
+         "                       small enough for the CPU's cores to finish\n"
+         "                       before the GPU starts: the CPU), cpu, cuda\n"
          "  -t, --threads=N      CPU threads, 0 = all cores (default 0)\n"
          "      --devices=LIST   CUDA devices to use, e.g. 0,1 (default: all\n"
          "                       visible); a batch spreads its files over\n"
@@ -1322,6 +1324,41 @@ done:
   return result;
 }
 
+/* Backend auto for one photo: the CPU when its cores are sure to finish
+ * before the GPU could start (bm3d_backend_for_job), which is then not
+ * started at all (an exit would wait for a context being created).  The
+ * size comes from the file's header; a file that cannot be probed
+ * keeps the device, and its read says what is wrong.  Returns non-zero
+ * when the CPU was chosen.  */
+static int
+choose_cpu_for_photo (Options *opt)
+{
+  ImageProbe probe;
+  char error[512];
+  double cpu, startup;
+  long cores = sysconf (_SC_NPROCESSORS_ONLN);
+  int threads;
+
+  if (opt->is_batch || opt->action != ACTION_DENOISE
+      || opt->params.backend != BM3D_BACKEND_AUTO
+      || image_probe (opt->input, &probe, error, sizeof error) < 0
+      || bm3d_backend_for_job (&opt->params, probe.width, probe.height,
+                               probe.colour_channels, 1, &cpu, &startup)
+         != BM3D_BACKEND_CPU
+      || startup <= 0.0)
+    return 0;
+  /* With no device to start (a build without CUDA) the engine's own
+   * fall-back says so, as it always did.  */
+  opt->params.backend = BM3D_BACKEND_CPU;
+  threads = opt->params.threads > 0 ? opt->params.threads
+                                    : (int) (cores > 0 ? cores : 1);
+  if (opt->verbose)
+    message ("backend auto: the CPU for this %dx%d photo (about %.2f s on "
+             "%d thread%s against %.2f s to start the GPU)", probe.width,
+             probe.height, cpu, threads, threads == 1 ? "" : "s", startup);
+  return 1;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1333,9 +1370,6 @@ main (int argc, char **argv)
   /* The results go to buffers of the command's own, written out only
    * on success: the engine may fill them tile by tile.  */
   opt.params.out_scratch = 1;
-  /* Create the CUDA context while the input is read.  */
-  if (opt.is_batch || opt.action == ACTION_DENOISE)
-    bm3d_backend_warm_up (&opt.params);
   if (opt.profile_in)
     {
       char error[512];
@@ -1348,6 +1382,10 @@ main (int argc, char **argv)
         }
       opt.params.profile = &opt.profile;
     }
+  /* Create the CUDA context while the input is read.  */
+  if (opt.is_batch
+      || (opt.action == ACTION_DENOISE && !choose_cpu_for_photo (&opt)))
+    bm3d_backend_warm_up (&opt.params);
 
   if (opt.is_batch)
     {

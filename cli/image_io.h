@@ -163,6 +163,24 @@ int          image_copy_metadata    (Image *to, const Image *from);
 int          image_read             (const char *path, Image *img,
                                      char *error, size_t error_len);
 
+/* What a file's header says, before any decoding (image_probe.c).  */
+typedef struct
+{
+  ImageFormat  format;
+  int          width;
+  int          height;
+  int          colour_channels;  /* 1 gray or 3 colour; alpha not counted */
+} ImageProbe;
+
+/* The size of the image in `path` from its header alone: PNG's IHDR,
+ * JPEG's frame header, TIFF's first directory (libtiff), the Netpbm and
+ * PFM headers.  Reads a few hundred bytes and allocates nothing by the
+ * file's numbers.  Returns 0, or -1 with a one-line `error` (not an
+ * image of its extension's format, truncated, too large, unknown
+ * format); a file that probes may still fail to read.  */
+int          image_probe            (const char *path, ImageProbe *probe,
+                                     char *error, size_t error_len);
+
 /* Write `img` to `path` with `depth` bits per sample (8 or 16) for
  * integer formats; PFM ignores `depth`.  A file that could not be written
  * completely is removed.  Returns 0, or -1 with `error` set.  */

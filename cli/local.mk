@@ -13,7 +13,8 @@ cli_libimageio_a_SOURCES = \
 	cli/io_tiff.c \
 	cli/io_exif.c \
 	cli/io_exif.h \
-	cli/io_pnm.c
+	cli/io_pnm.c \
+	cli/image_probe.c
 IMAGE_IO_LIBS = cli/libimageio.a $(PNG_LIBS) $(JPEG_LIBS) $(TIFF_LIBS)
 
 bin_PROGRAMS += cli/bm3d-denoise

@@ -483,6 +483,35 @@ int          bm3d_cuda_available (char *why, size_t why_len);
  * still at work waits for it first.  */
 void         bm3d_backend_warm_up (const bm3d_params *params);
 
+/* The backend "auto" should take for a job whose shape is known before
+ * anything is started: `images` images of width x height with
+ * `channels` colour channels (1 or 3; alpha is not filtered) under
+ * `params` (its mode, expert settings, noise model and threads).
+ *
+ * Creating a CUDA context costs a process 0.2-0.33 s; one small photo
+ * is done sooner on the host's cores.  Returns BM3D_BACKEND_CPU when
+ * params->backend is "cpu", when the build has no CUDA backend, or
+ * when params->backend is "auto", there is exactly one image and the
+ * CPU's estimated time is below the device's start-up estimate;
+ * otherwise BM3D_BACKEND_CUDA, meaning: start the device (a batch
+ * keeps it for all its images, and "auto" still falls back to the CPU
+ * when no device turns out to be usable).  The estimate is cost per
+ * pixel and channel per thread, measured per mode, times the size,
+ * divided by the threads the CPU backend would use (params->threads,
+ * 0 = every core); its constants err towards the device (gpu/engine.c).
+ * The environment variable BM3D_CUDA_STARTUP_SECONDS, a number >= 0,
+ * replaces the start-up estimate.
+ *
+ * Cheap, and starts nothing: it does not ask the driver whether a
+ * device exists (that is part of the cost being avoided).  Writes the
+ * estimates, in seconds, where the pointers are not NULL: the CPU's,
+ * and the device's start-up (0 in a build without CUDA, where there is
+ * nothing to start).  */
+bm3d_backend bm3d_backend_for_job (const bm3d_params *params,
+                                   int width, int height, int channels,
+                                   int images, double *cpu_seconds,
+                                   double *startup_seconds);
+
 /* CUDA devices this process can use (0 without CUDA), and the name of
  * device `device` ("NVIDIA H100 80GB HBM3").  The name function returns
  * 0 and writes the reason when that device is not usable.  */

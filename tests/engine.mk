@@ -10,6 +10,7 @@ ENGINE_TESTS = \
 	tests/engine-estimate \
 	tests/engine-profile \
 	tests/engine-warm-up \
+	tests/engine-backend \
 	tests/engine-pixels
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
@@ -66,6 +67,17 @@ tests_engine_profile_LDADD = $(IMAGE_IO_LIBS) $(ENGINE_TEST_LIBS)
 # bm3d_backend_warm_up (): processes exiting while the device starts.
 tests_engine_warm_up_SOURCES = tests/engine-warm-up.c tests/engine-tap.h
 tests_engine_warm_up_LDADD = $(ENGINE_TEST_LIBS)
+
+# bm3d_backend_for_job (): the CPU or the device for backend auto.
+tests_engine_backend_SOURCES = tests/engine-backend.c tests/engine-tap.h
+tests_engine_backend_LDADD = $(ENGINE_TEST_LIBS)
+
+# image_probe (): sizes from the headers, and bad files refused.
+check_PROGRAMS += tests/io-probe
+TESTS += tests/io-probe
+tests_io_probe_SOURCES = tests/io-probe.c tests/engine-tap.h
+tests_io_probe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+tests_io_probe_LDADD = $(IMAGE_IO_LIBS) -lm
 
 # The PNG writer's slices deflated on several threads (cli/io_png.c).
 check_PROGRAMS += tests/io-png
