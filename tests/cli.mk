@@ -12,7 +12,8 @@ CLI_TESTS = \
 	tests/cli-batch.sh \
 	tests/cli-gpu-batch.sh \
 	tests/cli-estimate.sh \
-	tests/cli-camera.sh
+	tests/cli-camera.sh \
+	tests/cli-intio.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli-lib.sh tests/cli-images.py \
 	tests/cli-files.py
