@@ -4,7 +4,9 @@
 # (BM3D_CLI_FLOAT_IO=1), for PNG (every layout, 8 and 16 bits), JPEG,
 # TIFF (strips, planar, tiles, big-endian, min-is-white, alpha, float),
 # Netpbm (maxval 255, 65535 and another), written at their own depth or
-# another, one file or a folder, in the three modes.  CPU backend.
+# another, one file or a folder, in the three modes.  CPU backend, or
+# the one INTIO_BACKEND names (cuda: the GPU's bm3d_denoise_pixels gets
+# the same integers either way).
 . "${top_srcdir:-$(dirname "$0")/..}/tests/cli-lib.sh"
 
 prepare_images
@@ -13,6 +15,7 @@ cmd=$BM3D_DENOISE
 o=$work/out
 modes="nlm isoline bm3d"
 noise="--sigma 20"
+backend=${INTIO_BACKEND:-cpu}
 
 have ()
 {
@@ -29,9 +32,9 @@ same_both ()
   differ=
   for mode in $modes; do
     rm -f "$o/int.$ext" "$o/float.$ext"
-    "$cmd" --backend cpu --mode $mode $noise "$@" "$input" \
+    "$cmd" --backend $backend --mode $mode $noise "$@" "$input" \
       "$o/int.$ext" 2>&1 | sed "s|$o/int|OUT|" >"$o/int.err"
-    BM3D_CLI_FLOAT_IO=1 "$cmd" --backend cpu --mode $mode $noise "$@" \
+    BM3D_CLI_FLOAT_IO=1 "$cmd" --backend $backend --mode $mode $noise "$@" \
       "$input" "$o/float.$ext" 2>&1 | sed "s|$o/float|OUT|" >"$o/float.err"
     if [ ! -s "$o/int.$ext" ] || ! cmp -s "$o/int.$ext" "$o/float.$ext" \
        || ! cmp -s "$o/int.err" "$o/float.err"; then
@@ -109,7 +112,7 @@ fi
 # A saved camera profile takes no floats of the input; estimating one
 # does, and so does --sigma auto: all give the float path's file.
 "$cmd" --add-noise 12 --seed 5 "$work/clean-rgb.ppm" "$o/camera.ppm"
-"$cmd" --backend cpu --mode isoline --noise camera \
+"$cmd" --backend $backend --mode isoline --noise camera \
   --save-noise-profile "$o/rgb.profile" "$o/camera.ppm" "$o/profiled.ppm"
 noise=
 modes="isoline bm3d"
@@ -138,9 +141,9 @@ fi
 for mode in $modes; do
   rm -rf "$o/bi" "$o/bf"
   mkdir "$o/bi" "$o/bf"
-  "$cmd" --backend cpu --mode $mode --sigma 20 -o "$o/bi" "$o/in"/*
+  "$cmd" --backend $backend --mode $mode --sigma 20 -o "$o/bi" "$o/in"/*
   rc_int=$?
-  BM3D_CLI_FLOAT_IO=1 "$cmd" --backend cpu --mode $mode --sigma 20 \
+  BM3D_CLI_FLOAT_IO=1 "$cmd" --backend $backend --mode $mode --sigma 20 \
     -o "$o/bf" "$o/in"/*
   rc_float=$?
   same=1
@@ -153,9 +156,9 @@ for mode in $modes; do
 done
 rm -rf "$o/bi" "$o/bf"
 mkdir "$o/bi" "$o/bf"
-"$cmd" --backend cpu --mode isoline --sigma 20 --depth 16 -o "$o/bi" \
+"$cmd" --backend $backend --mode isoline --sigma 20 --depth 16 -o "$o/bi" \
   "$o/in"/*
-BM3D_CLI_FLOAT_IO=1 "$cmd" --backend cpu --mode isoline --sigma 20 \
+BM3D_CLI_FLOAT_IO=1 "$cmd" --backend $backend --mode isoline --sigma 20 \
   --depth 16 -o "$o/bf" "$o/in"/*
 same=1
 for f in "$o/in"/*; do
