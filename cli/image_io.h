@@ -183,6 +183,7 @@ size_t       image_sample_size      (ImageSamples samples);
  * 65535 for 16.  Nothing to do for floats.  Returns 0, or -1 out of
  * memory with `img` unchanged.  */
 int          image_to_float         (Image *img);
+
 void         image_free             (Image *img);
 
 /* Copy `from`'s metadata into `to` (which must have none).  Returns 0,
@@ -196,10 +197,11 @@ int          image_read             (const char *path, Image *img,
 
 /* The same, but an 8- or 16-bit file's samples are kept as its
  * integers (IMAGE_SAMPLES_U8 or _U16) where the format's reader can
- * give them exactly: PNG, JPEG, TIFF of 8- or 16-bit samples (but
- * premultiplied alpha) and Netpbm of maxval 255 or 65535.  Any other
- * file is read into floats, as image_read () reads it: check
- * img->samples.  */
+ * give them exactly: PNG (palettes and low-depth gray expanded to 8
+ * bits), JPEG, TIFF of 8- or 16-bit samples in the layouts read sample
+ * by sample and without premultiplied alpha, Netpbm of maxval 255 or
+ * 65535.  Any other file is read into floats, as image_read () reads
+ * it: check img->samples.  */
 int          image_read_native      (const char *path, Image *img,
                                      char *error, size_t error_len);
 
