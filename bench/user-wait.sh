@@ -13,7 +13,9 @@
 #       several (a baseline first) give rows side by side in one run.
 #   Environment: N (runs, default 5), MODE (default bm3d), BACKEND
 #   (default auto), SIGMA (default 20), SOURCE (the picture the photos
-#   are made from, default tests/data/chelsea.png), PYTHON (one with PIL).
+#   are made from, default tests/data/chelsea.png), PYTHON (one with PIL),
+#   IO=both (each BUILD also with BM3D_CLI_FLOAT_IO=1: the float buffers
+#   the command read and wrote 8/16-bit files through before).
 #
 # The photos are made by the first BUILD's bm3d-batch-photos (noisy,
 # sigma 20, JPEG quality 95), in a temporary folder, removed at the end.
@@ -70,19 +72,36 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo \
   && nvidia-smi -L 2> /dev/null | head -1 | sed 's/^/, /; s/ (UUID.*//')"
 echo "source tree: $(commit_of); mode $MODE, backend $BACKEND, sigma $SIGMA"
 echo
-echo "| build | photo | files | start-up wait (s) | read (s) | engine (s) | write (s) | whole process (s) |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| build | photo | files | start-up wait (s) | read (s) | engine (s) | write (s) | whole process (s) | max RSS (MiB) |"
+echo "|---|---|---|---|---|---|---|---|---|"
+
+# The variants measured: each BUILD, and with IO=both each BUILD again
+# with BM3D_CLI_FLOAT_IO=1 (the float buffers of before the integer
+# path) -- "BUILD float-io".  Their runs alternate, so that a busy
+# machine slows them alike.
+variants=()
+for build in "$@"; do
+  variants+=("$build")
+  if [ "${IO:-integer}" = both ]; then
+    variants+=("$build float-io")
+  fi
+done
 
 for size in 512x512 4000x3000; do
   for ext in jpg png; do
     in=$work/$size/photo-00.$ext
-    for build in "$@"; do
-      : > "$work/times"
-      for run in $(seq "$N"); do
+    for v in "${!variants[@]}"; do
+      : > "$work/times.$v"
+    done
+    for run in $(seq "$N"); do
+      for v in "${!variants[@]}"; do
+        build=${variants[$v]% float-io}
+        float_io=$([ "$build" = "${variants[$v]}" ] && echo "" || echo 1)
         out=$work/out.$ext
         t0=$(now)
-        if ! "$build/cli/bm3d-denoise" -v -m "$MODE" -b "$BACKEND" \
-             -s "$SIGMA" "$in" "$out" 2> "$work/log"; then
+        if ! BM3D_CLI_FLOAT_IO=$float_io "$build/cli/bm3d-denoise" -v \
+             -m "$MODE" -b "$BACKEND" -s "$SIGMA" "$in" "$out" \
+             2> "$work/log"; then
           echo "$0: $build failed on $in:" >&2
           cat "$work/log" >&2
           exit 1
@@ -97,15 +116,21 @@ for size in 512x512 4000x3000; do
             }
           }
           /start-up wait:/ { wait = $(NF - 1) }
-          END { printf "%s %s %s %s %s\n", wait == "" ? "x" : wait, read,
-                       engine, write, whole }' "$work/log" >> "$work/times"
+          /peak memory:/ { rss = $5 }
+          END { printf "%s %s %s %s %s %s\n", wait == "" ? "x" : wait, read,
+                       engine, write, whole, rss }' "$work/log" \
+          >> "$work/times.$v"
       done
+    done
+    for v in "${!variants[@]}"; do
+      build=${variants[$v]% float-io}
       cols=""
-      for c in 1 2 3 4 5; do
+      for c in 1 2 3 4 5 6; do
         cols="$cols | $(awk -v c=$c '$c != "x" { print $c }' \
-                         "$work/times" | median)"
+                         "$work/times.$v" | median)"
       done
       label=$(basename "$(cd "$build" && pwd)")
+      [ "$build" = "${variants[$v]}" ] || label="$label, float I/O"
       photo=$([ "$size" = 512x512 ] && echo "512x512" || echo "12 MP")
       echo "| $label | $photo | $ext -> $ext$cols |"
     done

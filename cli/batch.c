@@ -85,6 +85,8 @@ struct Batch
   int                 readers_left, workers_left;
   int                 n_readers, n_workers, n_writers;
   int                 worker_threads;   /* the engine's CPU threads      */
+  int                 integer_io;       /* read 8/16-bit files as their
+                                           integers (cli_integer_io)    */
   Stage              *readers, *workers, *writers;
 
   pthread_mutex_t     lock;     /* everything below                    */
@@ -312,7 +314,9 @@ reader_main (void *arg)
           continue;
         }
       t = now_seconds ();
-      if (image_read (job->input, &job->in, error, sizeof error) < 0
+      if ((b->integer_io
+           ? image_read_native (job->input, &job->in, error, sizeof error)
+           : image_read (job->input, &job->in, error, sizeof error)) < 0
           || image_check_size_for (job->output, job->format,
                                    job->in.width, job->in.height, error,
                                    sizeof error) < 0)
@@ -329,15 +333,17 @@ reader_main (void *arg)
         }
       /* The result's memory too, touched here so that its page faults
        * are not paid by the engine worker, which sets the pace.  */
-      if (image_alloc (&job->out, job->in.width, job->in.height,
-                       job->in.channels, job->in.has_alpha, job->in.depth,
-                       error, sizeof error) < 0)
+      if (cli_alloc_output (&job->in, &job->out,
+                            cli_output_depth (b->opt->depth, &job->in,
+                                              job->format),
+                            error, sizeof error) < 0)
         {
           job_failed (b, job, error);
           continue;
         }
-      memset (job->out.data, 0, (size_t) job->out.width * job->out.height
-                                * job->out.channels * sizeof (float));
+      memset (job->out.data ? (void *) job->out.data : job->out.pixels, 0,
+              (size_t) job->out.width * job->out.height * job->out.channels
+              * image_sample_size (job->out.samples));
       job->t_read = now_seconds () - t;
       job->depth = job->in.depth;
       if (queue_push (&b->to_engine, job) < 0)
@@ -388,8 +394,10 @@ denoise_job (Batch *b, const bm3d_params *params, Job *job, char *error,
       p.sigma = sigma > 0.1f ? sigma : 0.1f;
     }
   job->sigma = p.sigma;
-  /* As for a single file: values all within 0..255 were clipped.  */
-  p.clipped = bm3d_image_within_range (&in_view);
+  /* As for a single file: values all within 0..255 were clipped, as
+   * integers always are.  */
+  p.clipped = job->in.samples != IMAGE_SAMPLES_FLOAT
+              || bm3d_image_within_range (&in_view);
   status = cli_denoise (&job->in, &job->out,
                         cli_output_depth (b->opt->depth, &job->in,
                                           job->format), &p, &job->report);
@@ -637,6 +645,47 @@ pixels_to_image (const bm3d_pixels *px, Image *img)
     }
 }
 
+/* The engine's view of an integer image's own buffer.  */
+static bm3d_pixels
+pixels_view (const Image *img)
+{
+  bm3d_pixels px;
+
+  px.width = img->width;
+  px.height = img->height;
+  px.channels = img->channels;
+  px.has_alpha = img->has_alpha;
+  px.stride = (size_t) img->width * img->channels;
+  px.type = img->samples == IMAGE_SAMPLES_U16 ? BM3D_PIXELS_U16
+                                              : BM3D_PIXELS_U8;
+  px.data = img->pixels;
+  return px;
+}
+
+int
+cli_integer_io (void)
+{
+  const char *floats = getenv ("BM3D_CLI_FLOAT_IO");
+
+  return !floats || !floats[0] || strcmp (floats, "0") == 0;
+}
+
+int
+cli_alloc_output (Image *in, Image *out, int out_depth, char *error,
+                  size_t error_len)
+{
+  memset (out, 0, sizeof *out);
+  if (in->samples != IMAGE_SAMPLES_FLOAT && out_depth != in->depth
+      && image_to_float (in) < 0)
+    {
+      snprintf (error, error_len, "out of memory");
+      return -1;
+    }
+  return image_alloc_samples (out, in->width, in->height, in->channels,
+                              in->has_alpha, in->depth, in->samples, error,
+                              error_len);
+}
+
 /* An 8- or 16-bit image written back at its own depth goes to the
  * engine as those integers (bm3d_denoise_pixels): on a GPU a quarter or
  * half of the floats' bytes cross the bus, and the result comes back
@@ -649,6 +698,12 @@ cli_denoise (const Image *in, Image *out, int out_depth,
   bm3d_pixels pin, pout;
   bm3d_status status;
 
+  if (in->samples != IMAGE_SAMPLES_FLOAT)
+    {
+      pin = pixels_view (in);
+      pout = pixels_view (out);
+      return bm3d_denoise_pixels (&pin, &pout, params, report);
+    }
   if ((in->depth != 8 && in->depth != 16) || out_depth != in->depth)
     {
       bm3d_image in_view = engine_view (in), out_view = engine_view (out);
@@ -928,6 +983,8 @@ plan_stages (Batch *b)
         fprintf (stderr, PROGRAM ": out of memory\n");
         return -1;
       }
+  /* Estimating the noise level takes floats.  */
+  b->integer_io = cli_integer_io () && !opt->estimate_sigma;
   /* GPU workers share the cores for the engine's host-side work.  */
   b->worker_threads = opt->params.threads;
   if (visible > 0 && b->worker_threads == 0)

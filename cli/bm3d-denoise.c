@@ -1215,6 +1215,34 @@ camera_profile (const Options *opt, const bm3d_image *in,
   return 0;
 }
 
+/* The depth OUTPUT is written at.  */
+static int
+output_depth (const Options *opt, const Image *in)
+{
+  return cli_output_depth (opt->depth, in,
+                           image_format_for_path (opt->output));
+}
+
+/* Reads INPUT for a denoise: an 8- or 16-bit file as its integers
+ * unless something takes the input's floats (estimating the noise,
+ * the reference's PSNR) or BM3D_CLI_FLOAT_IO asks for floats.  */
+static int
+read_denoise_input (const Options *opt, Image *img)
+{
+  char error[512];
+  int estimates = opt->params.noise == BM3D_NOISE_PROFILE
+                  ? !opt->profile_in : opt->estimate_sigma;
+
+  if (!cli_integer_io () || estimates || opt->reference)
+    return read_input (opt->input, img);
+  if (image_read_native (opt->input, img, error, sizeof error) < 0)
+    {
+      message ("%s", error);
+      return -1;
+    }
+  return 0;
+}
+
 static int
 run_denoise (const Options *opt)
 {
@@ -1230,7 +1258,7 @@ run_denoise (const Options *opt)
 
   if (check_output_name (opt) < 0
       || (opt->profile_out && check_profile_name (opt->profile_out) < 0)
-      || read_input (opt->input, &in) < 0)
+      || read_denoise_input (opt, &in) < 0)
     return EXIT_RUNTIME;
   if (check_input_image (opt, &in) < 0
       || (opt->reference && read_reference (opt, &in, &ref) < 0))
@@ -1238,11 +1266,11 @@ run_denoise (const Options *opt)
       image_free (&in);
       return EXIT_RUNTIME;
     }
-  if (image_alloc (&out, in.width, in.height, in.channels, in.has_alpha,
-                   in.depth, error, sizeof error) < 0
+  if (cli_alloc_output (&in, &out, output_depth (opt, &in), error,
+                        sizeof error) < 0
       || image_copy_metadata (&out, &in) < 0)
     {
-      message ("%s", out.data ? "out of memory" : error);
+      message ("%s", out.data || out.pixels ? "out of memory" : error);
       goto done;
     }
   t_read = now_seconds () - t0;
@@ -1279,11 +1307,10 @@ run_denoise (const Options *opt)
   /* Integer formats hold only 0..255 (or 0..65535): their noise was
    * clipped when the file was written; a float file whose values all
    * lie in that range was most likely converted from one.  */
-  params.clipped = bm3d_image_within_range (&in_view);
-  status = cli_denoise (&in, &out, cli_output_depth (opt->depth, &in,
-                                                     image_format_for_path
-                                                       (opt->output)),
-                        &params, &report);
+  params.clipped = in.samples != IMAGE_SAMPLES_FLOAT
+                   || bm3d_image_within_range (&in_view);
+  status = cli_denoise (&in, &out, output_depth (opt, &in), &params,
+                        &report);
   t_startup += report.seconds_startup;
   if (status != BM3D_OK)
     {

@@ -355,6 +355,30 @@ io_row_from_be16 (const unsigned char *src, float *dst, size_t n)
                          65535);
 }
 
+void
+io_row_u16_to_be16 (const uint16_t *src, unsigned char *dst, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      dst[2 * i] = (unsigned char) (src[i] >> 8);
+      dst[2 * i + 1] = (unsigned char) src[i];
+    }
+}
+
+void
+io_row_be16_to_u16 (const unsigned char *src, uint16_t *dst, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    dst[i] = (uint16_t) (src[2 * i] << 8 | src[2 * i + 1]);
+}
+
+int
+io_native_write (const Image *img, int depth)
+{
+  return (img->samples == IMAGE_SAMPLES_U8 && depth == 8)
+         || (img->samples == IMAGE_SAMPLES_U16 && depth == 16);
+}
+
 int
 io_colour (const Image *img)
 {
@@ -402,20 +426,51 @@ io_set_exif (Image *img, const void *data, size_t len)
 
 /* ---- memory ------------------------------------------------------------- */
 
+size_t
+image_sample_size (ImageSamples samples)
+{
+  switch (samples)
+    {
+    case IMAGE_SAMPLES_U8:
+      return 1;
+    case IMAGE_SAMPLES_U16:
+      return 2;
+    default:
+      return sizeof (float);
+    }
+}
+
 int
 image_alloc (Image *img, int width, int height, int channels,
              int has_alpha, int depth, char *error, size_t error_len)
 {
+  return image_alloc_samples (img, width, height, channels, has_alpha,
+                              depth, IMAGE_SAMPLES_FLOAT, error, error_len);
+}
+
+int
+image_alloc_samples (Image *img, int width, int height, int channels,
+                     int has_alpha, int depth, ImageSamples samples,
+                     char *error, size_t error_len)
+{
+  void *buffer;
+
   memset (img, 0, sizeof *img);
   if (io_check_size ("image", width, height, channels, error, error_len) < 0)
     return -1;
-  img->data = calloc ((size_t) width * height * channels, sizeof (float));
-  if (!img->data)
+  buffer = calloc ((size_t) width * height * channels,
+                   image_sample_size (samples));
+  if (!buffer)
     {
       io_set_error (error, error_len, "out of memory for a %dx%d image",
                     width, height);
       return -1;
     }
+  img->samples = samples;
+  if (samples == IMAGE_SAMPLES_FLOAT)
+    img->data = buffer;
+  else
+    img->pixels = buffer;
   img->width = width;
   img->height = height;
   img->channels = channels;
@@ -430,6 +485,7 @@ image_free (Image *img)
   if (!img)
     return;
   free (img->data);
+  free (img->pixels);
   free (img->meta.icc);
   free (img->meta.exif);
   memset (img, 0, sizeof *img);
@@ -444,6 +500,30 @@ image_copy_metadata (Image *to, const Image *from)
   return 0;
 }
 
+int
+image_to_float (Image *img)
+{
+  size_t n = (size_t) img->width * img->height * img->channels;
+  float *data;
+
+  if (img->samples == IMAGE_SAMPLES_FLOAT)
+    return 0;
+  data = malloc ((n ? n : 1) * sizeof *data);
+  if (!data)
+    return -1;
+  /* The readers' own conversions, so that the floats are the ones a
+   * float read gives, bit for bit.  */
+  if (img->samples == IMAGE_SAMPLES_U8)
+    io_row_from_u8 (img->pixels, data, n);
+  else
+    io_row_from_u16 (img->pixels, data, n);
+  free (img->pixels);
+  img->pixels = NULL;
+  img->data = data;
+  img->samples = IMAGE_SAMPLES_FLOAT;
+  return 0;
+}
+
 /* Samples quantized at a time through a byte buffer.  */
 #define QUANTIZE_RUN 4096
 
@@ -454,6 +534,8 @@ image_quantize (Image *img, ImageFormat format, int depth)
   unsigned maxval;
 
   depth = image_format_depth (format, depth);
+  if (io_native_write (img, depth) || image_to_float (img) < 0)
+    return;
   if (depth == 32)
     return;
   maxval = depth == 16 ? 65535 : 255;
@@ -564,8 +646,9 @@ open_regular (const char *path, char *error, size_t error_len)
   return fp;
 }
 
-int
-image_read (const char *path, Image *img, char *error, size_t error_len)
+static int
+read_samples (const char *path, Image *img, int native, char *error,
+              size_t error_len)
 {
   const ImageCodec *codec;
   FILE *fp;
@@ -578,7 +661,7 @@ image_read (const char *path, Image *img, char *error, size_t error_len)
   fp = open_regular (path, error, error_len);
   if (!fp)
     return -1;
-  status = codec->read (path, fp, img, error, error_len);
+  status = codec->read (path, fp, img, native, error, error_len);
   if (status == 0 && ferror (fp))
     {
       io_set_error (error, error_len, "%s: read error: %s", path,
@@ -589,6 +672,19 @@ image_read (const char *path, Image *img, char *error, size_t error_len)
     image_free (img);
   fclose (fp);
   return status;
+}
+
+int
+image_read (const char *path, Image *img, char *error, size_t error_len)
+{
+  return read_samples (path, img, 0, error, error_len);
+}
+
+int
+image_read_native (const char *path, Image *img, char *error,
+                   size_t error_len)
+{
+  return read_samples (path, img, 1, error, error_len);
 }
 
 /* The libraries say "Write Error" (libpng) or "Write error at scanline
@@ -610,6 +706,35 @@ add_system_reason (char *error, size_t error_len, int err)
   if (strstr (error, reason) || used >= error_len)
     return;
   snprintf (error + used, error_len - used, ": %s", reason);
+}
+
+/* An integer image that `codec` cannot take as it is: written from a
+ * float copy, the file the float image would have given.  */
+static int
+write_as_float (const char *path, const ImageCodec *codec, const Image *img,
+                const ImageWriteOptions *options, char *error,
+                size_t error_len)
+{
+  Image copy = *img;
+  size_t n = (size_t) img->width * img->height * img->channels;
+  int status;
+
+  copy.samples = IMAGE_SAMPLES_FLOAT;
+  copy.pixels = NULL;
+  copy.data = malloc (n * sizeof *copy.data);
+  if (!copy.data)
+    {
+      io_set_error (error, error_len, "%s: out of memory", path);
+      return -1;
+    }
+  if (img->samples == IMAGE_SAMPLES_U8)
+    io_row_from_u8 (img->pixels, copy.data, n);
+  else
+    io_row_from_u16 (img->pixels, copy.data, n);
+  status = image_write_with (path, codec->format, &copy, options, error,
+                             error_len);
+  free (copy.data);
+  return status;
 }
 
 int
@@ -636,7 +761,8 @@ image_write_with (const char *path, ImageFormat format, const Image *img,
                     path, image_format_name (format));
       return -1;
     }
-  if (!img || !img->data || img->width < 1 || img->height < 1)
+  if (!img || !(img->data || img->pixels) || img->width < 1
+      || img->height < 1)
     {
       io_set_error (error, error_len, "%s: nothing to write", path);
       return -1;
@@ -650,6 +776,9 @@ image_write_with (const char *path, ImageFormat format, const Image *img,
     opt.quality = IMAGE_JPEG_QUALITY;
   if (opt.png_level < 0 || opt.png_level > 9)
     opt.png_level = IMAGE_PNG_LEVEL;
+  if (img->samples != IMAGE_SAMPLES_FLOAT
+      && !(codec->writes_integers && io_native_write (img, opt.depth)))
+    return write_as_float (path, codec, img, &opt, error, error_len);
 
   /* Read too: the TIFF writer comes back to patch what libtiff wrote.  */
   fp = fopen (path, "w+b");

@@ -8,7 +8,8 @@
  * (at your option) any later version.
  *
  * Images are held as interleaved floats on the 0..255 scale whatever the
- * file's precision, the scale the engine works on.  The format follows
+ * file's precision, the scale the engine works on; on request, 8- and
+ * 16-bit files keep their integers (ImageSamples).  The format follows
  * the file name's extension (any case):
  *
  *   .png              8 or 16 bits; gray, gray+alpha, RGB, RGBA; palette
@@ -78,6 +79,18 @@ typedef struct
   size_t         exif_dropped;  /* the same for the EXIF block          */
 } ImageMetadata;
 
+/* What an image's buffer holds.  Floats are what every reader gives and
+ * what most of the command works on; the file's own integers are given
+ * only to those who ask (image_read_native), so that a photo read,
+ * denoised by bm3d_denoise_pixels and written at its own depth never
+ * takes a float copy four (or two) times its size.  */
+typedef enum
+{
+  IMAGE_SAMPLES_FLOAT = 0,  /* `data`: floats on the 0..255 scale        */
+  IMAGE_SAMPLES_U8,         /* `pixels`: uint8_t, as the file held them  */
+  IMAGE_SAMPLES_U16         /* `pixels`: uint16_t, native byte order     */
+} ImageSamples;
+
 typedef struct
 {
   int            width;
@@ -85,7 +98,10 @@ typedef struct
   int            channels;  /* 1..4, interleaved, no row padding          */
   int            has_alpha; /* the last channel is alpha                  */
   int            depth;     /* precision of the source: 8, 16 or 32 (float) */
-  float         *data;
+  float         *data;      /* the samples when IMAGE_SAMPLES_FLOAT, else
+                               NULL                                       */
+  ImageSamples   samples;
+  void          *pixels;    /* the samples when integer, else NULL        */
   ImageMetadata  meta;
 } Image;
 
@@ -152,6 +168,22 @@ void         image_text_sanitize    (char *text);
 int          image_alloc            (Image *img, int width, int height,
                                      int channels, int has_alpha, int depth,
                                      char *error, size_t error_len);
+
+/* The same with `samples` of any type (image_alloc: floats).  */
+int          image_alloc_samples    (Image *img, int width, int height,
+                                     int channels, int has_alpha, int depth,
+                                     ImageSamples samples, char *error,
+                                     size_t error_len);
+
+/* Bytes one sample of `samples` takes.  */
+size_t       image_sample_size      (ImageSamples samples);
+
+/* Turns an integer image into floats (a new buffer, the integers freed),
+ * the values the file's reader would have given: v for 8 bits, v * 255 /
+ * 65535 for 16.  Nothing to do for floats.  Returns 0, or -1 out of
+ * memory with `img` unchanged.  */
+int          image_to_float         (Image *img);
+
 void         image_free             (Image *img);
 
 /* Copy `from`'s metadata into `to` (which must have none).  Returns 0,
@@ -161,6 +193,16 @@ int          image_copy_metadata    (Image *to, const Image *from);
 /* Read `path` into `img`.  Returns 0, or -1 with a one-line `error`
  * (which names the file) and `img` left empty.  */
 int          image_read             (const char *path, Image *img,
+                                     char *error, size_t error_len);
+
+/* The same, but an 8- or 16-bit file's samples are kept as its
+ * integers (IMAGE_SAMPLES_U8 or _U16) where the format's reader can
+ * give them exactly: PNG (palettes and low-depth gray expanded to 8
+ * bits), JPEG, TIFF of 8- or 16-bit samples in the layouts read sample
+ * by sample and without premultiplied alpha, Netpbm of maxval 255 or
+ * 65535.  Any other file is read into floats, as image_read () reads
+ * it: check img->samples.  */
+int          image_read_native      (const char *path, Image *img,
                                      char *error, size_t error_len);
 
 /* What a file's header says, before any decoding (image_probe.c).  */
@@ -197,7 +239,9 @@ int          image_write_with       (const char *path, ImageFormat format,
 
 /* Round and clip the samples in place exactly as image_write () would
  * store them in `format` at `depth` bits, so that measurements made in
- * memory match the file.  */
+ * memory match the file.  An integer image stored at its own depth is
+ * left as it is; at another depth it becomes floats first (and stays
+ * integer, to be converted by the writer, if memory runs out).  */
 void         image_quantize         (Image *img, ImageFormat format,
                                      int depth);
 

@@ -21,8 +21,10 @@
 
 #include "image_io.h"
 
+/* A reader given `native` may keep an 8- or 16-bit file's integers
+ * (Image.samples); without it, floats.  */
 typedef int (*ImageReadFunc)  (const char *path, FILE *fp, Image *img,
-                               char *error, size_t error_len);
+                               int native, char *error, size_t error_len);
 typedef int (*ImageWriteFunc) (const char *path, FILE *fp, const Image *img,
                                const ImageWriteOptions *options,
                                char *error, size_t error_len);
@@ -39,6 +41,9 @@ typedef struct
   int             depths;       /* bit set: 8, 16, 32 (1 << (depth/8))  */
   ImageReadFunc   read;
   ImageWriteFunc  write;
+  int             writes_integers; /* the writer takes an integer image
+                                      written at its own depth; any other
+                                      is handed to it as floats        */
 } ImageCodec;
 
 #define IMAGE_DEPTHS(d8, d16, d32) \
@@ -77,6 +82,15 @@ void      io_row_to_be16   (const float *src, unsigned char *dst, size_t n);
 void      io_row_from_u8   (const uint8_t *src, float *dst, size_t n);
 void      io_row_from_u16  (const uint16_t *src, float *dst, size_t n);
 void      io_row_from_be16 (const unsigned char *src, float *dst, size_t n);
+
+/* Samples between 16-bit native order and big-endian (PNG, Netpbm).  */
+void      io_row_u16_to_be16 (const uint16_t *src, unsigned char *dst,
+                              size_t n);
+void      io_row_be16_to_u16 (const unsigned char *src, uint16_t *dst,
+                              size_t n);
+
+/* Is `img` integer and to be stored at its own `depth`?  */
+int       io_native_write  (const Image *img, int depth);
 
 /* The colour channels of `img` (without alpha).  */
 int       io_colour        (const Image *img);

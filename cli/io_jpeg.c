@@ -149,7 +149,7 @@ jpeg_get_metadata (JpegReader *r, Image *img)
 /* The part of the read that libjpeg may leave by longjmp.  */
 static int
 jpeg_read_pixels (JpegReader *r, const char *path, FILE *fp, Image *img,
-                  char *error, size_t error_len)
+                  int native, char *error, size_t error_len)
 {
   struct jpeg_decompress_struct *cinfo = &r->cinfo;
   size_t row_values;
@@ -192,11 +192,14 @@ jpeg_read_pixels (JpegReader *r, const char *path, FILE *fp, Image *img,
       return -1;
     }
   row_values = (size_t) cinfo->output_width * channels;
-  r->rows = malloc (row_values * JPEG_ROWS);
-  if (!r->rows
-      || image_alloc (img, (int) cinfo->output_width,
-                      (int) cinfo->output_height, channels, 0, 8, error,
-                      error_len) < 0)
+  /* Native rows are decoded in place: no buffer of our own.  */
+  r->rows = native ? NULL : malloc (row_values * JPEG_ROWS);
+  if ((!native && !r->rows)
+      || image_alloc_samples (img, (int) cinfo->output_width,
+                              (int) cinfo->output_height, channels, 0, 8,
+                              native ? IMAGE_SAMPLES_U8
+                                     : IMAGE_SAMPLES_FLOAT,
+                              error, error_len) < 0)
     {
       io_set_error (error, error_len, "%s: out of memory", path);
       return -1;
@@ -210,15 +213,17 @@ jpeg_read_pixels (JpegReader *r, const char *path, FILE *fp, Image *img,
       if (want > JPEG_ROWS)
         want = JPEG_ROWS;
       for (JDIMENSION i = 0; i < want; i++)
-        rows[i] = r->rows + i * row_values;
+        rows[i] = native ? (JSAMPROW) img->pixels + (first + i) * row_values
+                         : r->rows + i * row_values;
       got = jpeg_read_scanlines (cinfo, rows, want);
       if (got == 0)
         {
           io_set_error (error, error_len, "%s: truncated JPEG file", path);
           return -1;
         }
-      io_row_from_u8 (r->rows, img->data + first * row_values,
-                      got * row_values);
+      if (!native)
+        io_row_from_u8 (r->rows, img->data + first * row_values,
+                        got * row_values);
     }
   if (jpeg_get_metadata (r, img) < 0)
     {
@@ -230,7 +235,7 @@ jpeg_read_pixels (JpegReader *r, const char *path, FILE *fp, Image *img,
 }
 
 static int
-read_jpeg (const char *path, FILE *fp, Image *img, char *error,
+read_jpeg (const char *path, FILE *fp, Image *img, int native, char *error,
            size_t error_len)
 {
   JpegReader *r = io_alloc (path, sizeof *r, error, error_len);
@@ -241,7 +246,8 @@ read_jpeg (const char *path, FILE *fp, Image *img, char *error,
   memset (r, 0, sizeof *r);
   jpeg_error_init (&r->err, path, error, error_len);
   r->cinfo.err = &r->err.mgr;
-  status = jpeg_read_pixels (r, path, fp, img, error, error_len);
+  status = jpeg_read_pixels (r, path, fp, img, native, error,
+                             error_len);
   jpeg_destroy_decompress (&r->cinfo);
   free (r->rows);
   free (r->icc);
@@ -272,6 +278,23 @@ jpeg_put_metadata (JpegWriter *w, const Image *img)
   if (img->meta.icc_len)
     jpeg_write_icc_profile (&w->cinfo, img->meta.icc,
                             (unsigned int) img->meta.icc_len);
+}
+
+/* Row `i` of `rows` from an 8-bit image's own row `src`: the row
+ * itself without alpha (libjpeg only reads it), else its colour copied
+ * into the buffer rows[i] points at.  */
+static void
+jpeg_row_from_u8 (const Image *img, const uint8_t *src, JSAMPROW *rows,
+                  JDIMENSION i, int colour)
+{
+  if (colour == img->channels)
+    {
+      rows[i] = (JSAMPROW) src;
+      return;
+    }
+  for (int x = 0; x < img->width; x++)
+    memcpy (rows[i] + (size_t) x * colour, src + (size_t) x * img->channels,
+            (size_t) colour);
 }
 
 /* The part of the write that libjpeg may leave by longjmp.  */
@@ -342,12 +365,18 @@ jpeg_write_pixels (JpegWriter *w, const char *path, FILE *fp,
         n = JPEG_ROWS;
       for (JDIMENSION i = 0; i < n; i++)
         {
-          const float *src = img->data
-                             + (size_t) (first + i) * img->width
-                               * img->channels;
+          size_t offset = (size_t) (first + i) * img->width * img->channels;
+          const float *src;
           float *dst = w->samples + i * row_values;
 
           rows[i] = w->rows + i * row_values;
+          if (img->samples == IMAGE_SAMPLES_U8)
+            {
+              jpeg_row_from_u8 (img, (const uint8_t *) img->pixels + offset,
+                                rows, i, colour);
+              continue;
+            }
+          src = img->data + offset;
           /* Without alpha the image's rows convert as they are.  */
           if (colour == img->channels)
             {
@@ -402,7 +431,7 @@ const ImageCodec image_codec_jpeg =
 #else
   "libjpeg " STRINGIFY (JPEG_LIB_VERSION),
 #endif
-  0, IMAGE_DEPTHS (1, 0, 0), read_jpeg, write_jpeg
+  0, IMAGE_DEPTHS (1, 0, 0), read_jpeg, write_jpeg, 1
 };
 
 #else /* !HAVE_LIBJPEG */
@@ -410,7 +439,7 @@ const ImageCodec image_codec_jpeg =
 const ImageCodec image_codec_jpeg =
 {
   IMAGE_FORMAT_JPEG, "JPEG", "jpg jpeg jpe", NULL, 0,
-  IMAGE_DEPTHS (1, 0, 0), NULL, NULL
+  IMAGE_DEPTHS (1, 0, 0), NULL, NULL, 0
 };
 
 #endif /* HAVE_LIBJPEG */

@@ -104,9 +104,53 @@ png_get_metadata (PngContext *ctx, Image *img)
   return 0;
 }
 
+/* The chunks after the image data, and the metadata.  */
+static int
+png_read_finish (PngContext *ctx, Image *img)
+{
+  png_read_end (ctx->png, ctx->info);
+  if (png_get_metadata (ctx, img) < 0)
+    {
+      io_set_error (ctx->error, ctx->error_len, "%s: out of memory",
+                    ctx->path);
+      return -1;
+    }
+  return 0;
+}
+
+/* The file's integers decoded straight into the image's rows (16-bit
+ * ones already in the machine's byte order).  */
+static int
+png_read_native (PngContext *ctx, Image *img, png_uint_32 width,
+                 png_uint_32 height, int channels, int depth, int interlaced)
+{
+  size_t row_bytes = (size_t) width * channels * (depth / 8);
+
+  ctx->rows = malloc (height * sizeof *ctx->rows);
+  if (!ctx->rows
+      || image_alloc_samples (img, (int) width, (int) height, channels,
+                              channels == 2 || channels == 4, depth,
+                              depth == 16 ? IMAGE_SAMPLES_U16
+                                          : IMAGE_SAMPLES_U8,
+                              ctx->error, ctx->error_len) < 0)
+    {
+      io_set_error (ctx->error, ctx->error_len, "%s: out of memory",
+                    ctx->path);
+      return -1;
+    }
+  for (png_uint_32 y = 0; y < height; y++)
+    ctx->rows[y] = (png_bytep) img->pixels + y * row_bytes;
+  if (interlaced)
+    png_read_image (ctx->png, ctx->rows);
+  else
+    for (png_uint_32 y = 0; y < height; y++)
+      png_read_row (ctx->png, ctx->rows[y], NULL);
+  return 0;
+}
+
 /* The part of the read that libpng may leave by longjmp.  */
 static int
-png_read_pixels (PngContext *ctx, FILE *fp, Image *img)
+png_read_pixels (PngContext *ctx, FILE *fp, Image *img, int native)
 {
   png_uint_32 width, height;
   int bit_depth, colour_type, channels, depth, interlaced;
@@ -136,6 +180,12 @@ png_read_pixels (PngContext *ctx, FILE *fp, Image *img)
   if (png_get_valid (ctx->png, ctx->info, PNG_INFO_tRNS))
     png_set_tRNS_to_alpha (ctx->png);
   png_set_interlace_handling (ctx->png);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  /* 16-bit integers kept as they are: libpng turns the file's
+   * big-endian samples around while it decodes.  */
+  if (native && bit_depth == 16)
+    png_set_swap (ctx->png);
+#endif
   png_read_update_info (ctx->png, ctx->info);
 
   channels = png_get_channels (ctx->png, ctx->info);
@@ -148,11 +198,18 @@ png_read_pixels (PngContext *ctx, FILE *fp, Image *img)
                     ctx->path);
       return -1;
     }
+  interlaced = png_get_interlace_type (ctx->png, ctx->info)
+               != PNG_INTERLACE_NONE;
+  if (native)
+    {
+      if (png_read_native (ctx, img, width, height, channels, depth,
+                           interlaced) < 0)
+        return -1;
+      return png_read_finish (ctx, img);
+    }
   /* An interlaced file's passes need every row at once; any other is
    * read a row at a time into one row's buffer, converted while it is
    * in the cache.  */
-  interlaced = png_get_interlace_type (ctx->png, ctx->info)
-               != PNG_INTERLACE_NONE;
   ctx->pixels = malloc (row_bytes * (interlaced ? height : 1));
   ctx->rows = malloc (height * sizeof *ctx->rows);
   if (!ctx->pixels || !ctx->rows
@@ -181,18 +238,11 @@ png_read_pixels (PngContext *ctx, FILE *fp, Image *img)
       else
         io_row_from_u8 (ctx->rows[y], dst, row_values);
     }
-  png_read_end (ctx->png, ctx->info);
-  if (png_get_metadata (ctx, img) < 0)
-    {
-      io_set_error (ctx->error, ctx->error_len, "%s: out of memory",
-                    ctx->path);
-      return -1;
-    }
-  return 0;
+  return png_read_finish (ctx, img);
 }
 
 static int
-read_png (const char *path, FILE *fp, Image *img, char *error,
+read_png (const char *path, FILE *fp, Image *img, int native, char *error,
           size_t error_len)
 {
   PngContext ctx = { path, error, error_len, fp, NULL, NULL, NULL, NULL,
@@ -217,7 +267,7 @@ read_png (const char *path, FILE *fp, Image *img, char *error,
       return -1;
     }
   png_set_sig_bytes (ctx.png, sizeof signature);
-  status = png_read_pixels (&ctx, fp, img);
+  status = png_read_pixels (&ctx, fp, img, native);
   png_destroy_read_struct (&ctx.png, &ctx.info, NULL);
   free (ctx.pixels);
   free (ctx.rows);
@@ -263,16 +313,29 @@ typedef struct png_slices
   atomic_int               stop;
 } PngSlices;
 
-static void
-png_row_bytes (const PngSlices *ps, int y, unsigned char *dst)
+/* Row `y` as the file stores it: an 8-bit image's own row, or the row
+ * converted into `dst`.  An integer image comes at its own depth.  */
+static const unsigned char *
+png_row_bytes (const Image *img, int depth, int y, unsigned char *dst)
 {
-  size_t values = (size_t) ps->img->width * ps->img->channels;
-  const float *src = ps->img->data + (size_t) y * values;
+  size_t values = (size_t) img->width * img->channels;
+  size_t first = (size_t) y * values;
 
-  if (ps->depth == 16)
-    io_row_to_be16 (src, dst, values);
-  else
-    io_row_to_u8 (src, dst, values);
+  switch (img->samples)
+    {
+    case IMAGE_SAMPLES_U8:
+      return (const unsigned char *) img->pixels + first;
+    case IMAGE_SAMPLES_U16:
+      io_row_u16_to_be16 ((const uint16_t *) img->pixels + first, dst,
+                          values);
+      return dst;
+    default:
+      if (depth == 16)
+        io_row_to_be16 (img->data + first, dst, values);
+      else
+        io_row_to_u8 (img->data + first, dst, values);
+      return dst;
+    }
 }
 
 /* Filter type 3 (Average) of `row` over `above` (zeros for the first
@@ -293,7 +356,11 @@ png_slice_deflate (PngSlices *ps, PngSlice *slice, unsigned char *rows)
 {
   int level = ps->options->png_level;
   size_t n = ps->row_bytes;
-  unsigned char *above = rows, *row = rows + n, *filtered = rows + 2 * n;
+  /* `above` and `row` are an integer image's own rows, or converted
+   * into the two buffers in turn.  */
+  unsigned char *buffers[2] = { rows, rows + n }, *filtered = rows + 2 * n;
+  const unsigned char *above, *row;
+  int next = 0;
   z_stream z;
   int status = 0;
 
@@ -314,17 +381,18 @@ png_slice_deflate (PngSlices *ps, PngSlice *slice, unsigned char *rows)
   z.avail_out = (uInt) slice->out_len;
   slice->adler = adler32 (0L, Z_NULL, 0);
   if (slice->first > 0 && level == 1)
-    png_row_bytes (ps, slice->first - 1, above);
+    above = png_row_bytes (ps->img, ps->depth, slice->first - 1,
+                           buffers[next]);
   else
-    memset (above, 0, n);
+    above = memset (buffers[next], 0, n);
+  next ^= 1;
   for (int y = slice->first; y < slice->first + slice->rows; y++)
     {
       int last_row = y == slice->first + slice->rows - 1;
       int flush = !last_row ? Z_NO_FLUSH
                   : y == ps->img->height - 1 ? Z_FINISH : Z_SYNC_FLUSH;
-      unsigned char *swap;
 
-      png_row_bytes (ps, y, row);
+      row = png_row_bytes (ps->img, ps->depth, y, buffers[next]);
       if (level == 1)
         png_filter_average (row, above, n, ps->bpp, filtered);
       else
@@ -346,7 +414,8 @@ png_slice_deflate (PngSlices *ps, PngSlice *slice, unsigned char *rows)
           status = -1;
           break;
         }
-      swap = above, above = row, row = swap;
+      above = row;
+      next ^= 1;
       if (atomic_load (&ps->stop) || io_cancelled (ps->options))
         {
           atomic_store (&ps->stop, 1);
@@ -570,13 +639,7 @@ png_write_pixels (PngContext *ctx, FILE *fp, const Image *img,
     }
   for (int y = 0; y < img->height; y++)
     {
-      const float *src = img->data + (size_t) y * row_values;
-
-      if (depth == 16)
-        io_row_to_be16 (src, ctx->pixels, row_values);
-      else
-        io_row_to_u8 (src, ctx->pixels, row_values);
-      png_write_row (ctx->png, ctx->pixels);
+      png_write_row (ctx->png, png_row_bytes (img, depth, y, ctx->pixels));
       if (io_cancelled (options))
         {
           io_set_error (ctx->error, ctx->error_len, "%s: interrupted",
@@ -635,7 +698,7 @@ write_png (const char *path, FILE *fp, const Image *img,
 const ImageCodec image_codec_png =
 {
   IMAGE_FORMAT_PNG, "PNG", "png", "libpng " PNG_LIBPNG_VER_STRING
-  ", zlib " ZLIB_VERSION, 1, IMAGE_DEPTHS (1, 1, 0), read_png, write_png
+  ", zlib " ZLIB_VERSION, 1, IMAGE_DEPTHS (1, 1, 0), read_png, write_png, 1
 };
 
 #else /* !HAVE_LIBPNG */
@@ -643,7 +706,7 @@ const ImageCodec image_codec_png =
 const ImageCodec image_codec_png =
 {
   IMAGE_FORMAT_PNG, "PNG", "png", NULL, 1, IMAGE_DEPTHS (1, 1, 0), NULL,
-  NULL
+  NULL, 0
 };
 
 #endif /* HAVE_LIBPNG */

@@ -169,8 +169,42 @@ read_pnm_data (const char *path, FILE *fp, Image *img, unsigned maxval,
   return 0;
 }
 
+/* A file of maxval 255 or 65535 into its integers: every sample is in
+ * range by its size alone.  */
 static int
-read_pnm (const char *path, FILE *fp, Image *img, char *error,
+read_pnm_native (const char *path, FILE *fp, Image *img, char *error,
+                 size_t error_len)
+{
+  size_t row_values = (size_t) img->width * img->channels;
+  int bytes = img->samples == IMAGE_SAMPLES_U16 ? 2 : 1;
+  unsigned char *row = NULL;
+
+  if (bytes == 2 && !(row = io_alloc (path, row_values * 2, error,
+                                      error_len)))
+    return -1;
+  for (int y = 0; y < img->height; y++)
+    {
+      size_t first = (size_t) y * row_values;
+      unsigned char *dst = bytes == 2 ? row
+                           : (unsigned char *) img->pixels + first;
+
+      if (fread (dst, bytes, row_values, fp) != row_values)
+        {
+          io_set_error (error, error_len, "%s: truncated image data (row %d "
+                        "of %d)", path, y + 1, img->height);
+          free (row);
+          return -1;
+        }
+      if (bytes == 2)
+        io_row_be16_to_u16 (row, (uint16_t *) img->pixels + first,
+                            row_values);
+    }
+  free (row);
+  return 0;
+}
+
+static int
+read_pnm (const char *path, FILE *fp, Image *img, int native, char *error,
           size_t error_len)
 {
   char magic[3] = { 0 };
@@ -210,11 +244,38 @@ read_pnm (const char *path, FILE *fp, Image *img, char *error,
                     "(1..65535)", path, maxval);
       return -1;
     }
+  /* Other maxvals scale their samples: floats.  */
+  native = native && (maxval == 255 || maxval == 65535);
   if (io_check_size (path, width, height, channels, error, error_len) < 0
-      || image_alloc (img, (int) width, (int) height, channels, 0,
-                      maxval > 255 ? 16 : 8, error, error_len) < 0)
+      || image_alloc_samples (img, (int) width, (int) height, channels, 0,
+                              maxval > 255 ? 16 : 8,
+                              !native ? IMAGE_SAMPLES_FLOAT
+                              : maxval > 255 ? IMAGE_SAMPLES_U16
+                              : IMAGE_SAMPLES_U8, error, error_len) < 0)
     return -1;
+  if (native)
+    return read_pnm_native (path, fp, img, error, error_len);
   return read_pnm_data (path, fp, img, (unsigned) maxval, error, error_len);
+}
+
+/* The colour samples of an integer image's row starting at value
+ * `first`, as the file stores them (16 bits big-endian), into `row`.  */
+static void
+pnm_row_from_integers (const Image *img, size_t first, int colour,
+                       unsigned char *row)
+{
+  for (int x = 0; x < img->width; x++)
+    {
+      size_t from = first + (size_t) x * img->channels;
+      size_t to = (size_t) x * colour;
+
+      for (int c = 0; c < colour; c++)
+        if (img->samples == IMAGE_SAMPLES_U8)
+          row[to + c] = ((const uint8_t *) img->pixels)[from + c];
+        else
+          io_row_u16_to_be16 ((const uint16_t *) img->pixels + from + c,
+                              row + 2 * (to + c), 1);
+    }
 }
 
 static int
@@ -242,8 +303,19 @@ write_pnm (const char *path, FILE *fp, const Image *img,
            img->height, bytes == 2 ? 65535 : 255);
   for (int y = 0; y < img->height && status == 0; y++)
     {
-      const float *src = img->data + (size_t) y * img->width * img->channels;
+      size_t first = (size_t) y * img->width * img->channels;
+      const float *src;
 
+      if (img->samples != IMAGE_SAMPLES_FLOAT)
+        {
+          pnm_row_from_integers (img, first, colour, row);
+          if (fwrite (row, bytes, row_values, fp) != row_values)
+            status = write_failed (path, error, error_len);
+          else if (io_cancelled (options))
+            status = interrupted (path, error, error_len);
+          continue;
+        }
+      src = img->data + first;
       for (int x = 0; x < img->width; x++)
         memcpy (samples + (size_t) x * colour,
                 src + (size_t) x * img->channels, colour * sizeof (float));
@@ -264,7 +336,7 @@ write_pnm (const char *path, FILE *fp, const Image *img,
 const ImageCodec image_codec_pnm =
 {
   IMAGE_FORMAT_PNM, "PGM/PPM", "pgm ppm pnm", NULL, 0,
-  IMAGE_DEPTHS (1, 1, 0), read_pnm, write_pnm
+  IMAGE_DEPTHS (1, 1, 0), read_pnm, write_pnm, 1
 };
 
 /* ---- PFM ---------------------------------------------------------------- */
@@ -333,7 +405,7 @@ read_pfm_data (const char *path, FILE *fp, Image *img, int little,
 }
 
 static int
-read_pfm (const char *path, FILE *fp, Image *img, char *error,
+read_pfm (const char *path, FILE *fp, Image *img, int native, char *error,
           size_t error_len)
 {
   char magic[3] = { 0 };
@@ -342,6 +414,8 @@ read_pfm (const char *path, FILE *fp, Image *img, char *error,
   long width, height;
   double scale;
   int channels;
+
+  (void) native;  /* PFM holds floats */
 
   if (fread (magic, 1, 2, fp) != 2 || magic[0] != 'P'
       || (magic[1] != 'F' && magic[1] != 'f'))
@@ -409,5 +483,5 @@ write_pfm (const char *path, FILE *fp, const Image *img,
 const ImageCodec image_codec_pfm =
 {
   IMAGE_FORMAT_PFM, "PFM", "pfm", NULL, 0,
-  IMAGE_DEPTHS (0, 0, 1), read_pfm, write_pfm
+  IMAGE_DEPTHS (0, 0, 1), read_pfm, write_pfm, 0
 };

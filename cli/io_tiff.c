@@ -262,6 +262,33 @@ tiff_sample (const TiffLayout *l, const unsigned char *p)
   return v;
 }
 
+/* tiff_put_chunk () for an image that keeps the file's integers (of
+ * the file's size, in the machine's order: libtiff turned them).  */
+static void
+tiff_put_chunk_integers (const TiffLayout *l, Image *img,
+                         const unsigned char *buf, size_t row_bytes,
+                         uint32_t x0, uint32_t y0, uint32_t cw, uint32_t ch,
+                         int plane)
+{
+  size_t bytes = l->bps / 8;
+  int per_pixel = l->planar == PLANARCONFIG_CONTIG ? l->spp : 1;
+  int first = l->planar == PLANARCONFIG_CONTIG ? 0 : plane;
+  int count = l->planar == PLANARCONFIG_CONTIG ? l->spp : 1;
+  unsigned char *pixels = img->pixels;
+
+  for (uint32_t y = 0; y < ch && y0 + y < l->height; y++)
+    {
+      const unsigned char *src = buf + y * row_bytes;
+      unsigned char *dst = pixels + ((size_t) (y0 + y) * img->width + x0)
+                                    * img->channels * bytes;
+
+      for (uint32_t x = 0; x < cw && x0 + x < l->width; x++)
+        for (int s = 0; s < count; s++)
+          memcpy (dst + ((size_t) x * img->channels + first + s) * bytes,
+                  src + ((size_t) x * per_pixel + s) * bytes, bytes);
+    }
+}
+
 /* Copies a decoded chunk (strip or tile) at (x0, y0), `cw` x `ch`
  * pixels with rows `row_bytes` apart, into the image: all samples when
  * contiguous, sample `plane` alone when planar.  */
@@ -275,6 +302,12 @@ tiff_put_chunk (const TiffLayout *l, Image *img, const unsigned char *buf,
   int first = l->planar == PLANARCONFIG_CONTIG ? 0 : plane;
   int count = l->planar == PLANARCONFIG_CONTIG ? l->spp : 1;
 
+  if (img->samples != IMAGE_SAMPLES_FLOAT)
+    {
+      tiff_put_chunk_integers (l, img, buf, row_bytes, x0, y0, cw, ch,
+                               plane);
+      return;
+    }
   for (uint32_t y = 0; y < ch && y0 + y < l->height; y++)
     {
       const unsigned char *src = buf + y * row_bytes;
@@ -367,6 +400,25 @@ static int
 tiff_finish_samples (TiffIo *io, const TiffLayout *l, Image *img)
 {
   size_t pixels = (size_t) img->width * img->height;
+
+  /* Integers come only without premultiplied alpha.  */
+  if (img->samples != IMAGE_SAMPLES_FLOAT)
+    {
+      for (size_t i = 0; l->invert && i < pixels; i++)
+        if (img->samples == IMAGE_SAMPLES_U8)
+          {
+            uint8_t *px = (uint8_t *) img->pixels + i * img->channels;
+
+            px[0] = (uint8_t) (255 - px[0]);
+          }
+        else
+          {
+            uint16_t *px = (uint16_t *) img->pixels + i * img->channels;
+
+            px[0] = (uint16_t) (65535 - px[0]);
+          }
+      return 0;
+    }
 
   for (size_t i = 0; i < pixels; i++)
     {
@@ -600,7 +652,7 @@ tiff_append_exif (TiffIo *io, const ExifIfd *exif)
 }
 
 static int
-tiff_read_image (TiffIo *io, TIFF *tif, Image *img)
+tiff_read_image (TiffIo *io, TIFF *tif, Image *img, int native)
 {
   TiffLayout l;
   uint16_t compression, extra_count = 0, *extra = NULL;
@@ -661,9 +713,15 @@ tiff_read_image (TiffIo *io, TIFF *tif, Image *img)
     }
   else
     {
-      if (image_alloc (img, (int) l.width, (int) l.height, l.spp, l.alpha,
-                       l.bps == 32 ? 32 : l.bps, io->error,
-                       io->error_len) < 0)
+      /* Premultiplied samples are divided: floats.  */
+      ImageSamples samples = !native || l.bps == 32 || l.associated
+                             ? IMAGE_SAMPLES_FLOAT
+                             : l.bps == 16 ? IMAGE_SAMPLES_U16
+                             : IMAGE_SAMPLES_U8;
+
+      if (image_alloc_samples (img, (int) l.width, (int) l.height, l.spp,
+                               l.alpha, l.bps == 32 ? 32 : l.bps, samples,
+                               io->error, io->error_len) < 0)
         {
           io->failed = 1;
           return -1;
@@ -683,7 +741,7 @@ tiff_read_image (TiffIo *io, TIFF *tif, Image *img)
 }
 
 static int
-read_tiff (const char *path, FILE *fp, Image *img, char *error,
+read_tiff (const char *path, FILE *fp, Image *img, int native, char *error,
            size_t error_len)
 {
   TiffIo io = { fp, 0, path, error, error_len, 0 };
@@ -705,12 +763,39 @@ read_tiff (const char *path, FILE *fp, Image *img, char *error,
   tif = tiff_open (&io, "rm");
   if (!tif)
     return tiff_fail (&io, "not a valid TIFF file");
-  status = tiff_read_image (&io, tif, img);
+  status = tiff_read_image (&io, tif, img, native);
   TIFFClose (tif);
   return status;
 }
 
 /* ---- writing ------------------------------------------------------------ */
+
+/* Row `y` of `img` as the file stores it at `depth`, into `row`: a copy
+ * even of an integer image's own row, as the predictor changes the row
+ * it is given.  */
+static void
+tiff_row (const Image *img, int depth, int y, void *row)
+{
+  size_t row_values = (size_t) img->width * img->channels;
+  const float *src;
+
+  if (img->samples != IMAGE_SAMPLES_FLOAT)
+    {
+      size_t row_bytes = row_values * image_sample_size (img->samples);
+
+      memcpy (row, (const unsigned char *) img->pixels + y * row_bytes,
+              row_bytes);
+      return;
+    }
+  src = img->data + (size_t) y * row_values;
+  if (depth == 8)
+    io_row_to_u8 (src, row, row_values);
+  else if (depth == 16)
+    io_row_to_u16 (src, row, row_values);
+  else
+    for (size_t i = 0; i < row_values; i++)
+      ((float *) row)[i] = (float) (src[i] / 255.0);
+}
 
 static int
 tiff_write_image (TiffIo *io, TIFF *tif, const Image *img,
@@ -771,15 +856,7 @@ tiff_write_image (TiffIo *io, TIFF *tif, const Image *img,
     return tiff_fail (io, "out of memory");
   for (int y = 0; y < img->height; y++)
     {
-      const float *src = img->data + (size_t) y * row_values;
-
-      if (depth == 8)
-        io_row_to_u8 (src, row, row_values);
-      else if (depth == 16)
-        io_row_to_u16 (src, row, row_values);
-      else
-        for (size_t i = 0; i < row_values; i++)
-          ((float *) row)[i] = (float) (src[i] / 255.0);
+      tiff_row (img, depth, y, row);
       if (TIFFWriteScanline (tif, row, (uint32_t) y, 0) < 0 || io->failed)
         {
           free (row);
@@ -859,7 +936,7 @@ const ImageCodec image_codec_tiff =
   "libtiff",
 #endif
   1,
-  IMAGE_DEPTHS (1, 1, 1), read_tiff, write_tiff
+  IMAGE_DEPTHS (1, 1, 1), read_tiff, write_tiff, 1
 };
 
 #else /* !HAVE_LIBTIFF */
@@ -867,7 +944,7 @@ const ImageCodec image_codec_tiff =
 const ImageCodec image_codec_tiff =
 {
   IMAGE_FORMAT_TIFF, "TIFF", "tif tiff", NULL, 1, IMAGE_DEPTHS (1, 1, 1),
-  NULL, NULL
+  NULL, NULL, 0
 };
 
 #endif /* HAVE_LIBTIFF */

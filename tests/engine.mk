@@ -86,6 +86,14 @@ tests_io_png_SOURCES = tests/io-png.c tests/engine-tap.h
 tests_io_png_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli $(PNG_CFLAGS)
 tests_io_png_LDADD = $(IMAGE_IO_LIBS) -lm
 
+# A file's own integers (image_read_native) against its floats, and
+# written again: the float image's file, byte for byte.
+check_PROGRAMS += tests/io-native
+TESTS += tests/io-native
+tests_io_native_SOURCES = tests/io-native.c tests/engine-tap.h
+tests_io_native_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+tests_io_native_LDADD = $(IMAGE_IO_LIBS) -lm
+
 # The 8-bit conversions (vector and scalar) against the double rounding.
 check_PROGRAMS += tests/io-convert
 TESTS += tests/io-convert
