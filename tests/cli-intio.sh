@@ -6,16 +6,20 @@
 # Netpbm (maxval 255, 65535 and another), written at their own depth or
 # another, one file or a folder, in the three modes.  CPU backend, or
 # the one INTIO_BACKEND names (cuda: the GPU's bm3d_denoise_pixels gets
-# the same integers either way).
+# the same integers either way; BM3D is left out there, as the GPU's
+# aggregation adds in no fixed order and two runs of one path differ in
+# the last 16-bit place: tests/gpu-tests.sh bounds it, engine-pixels).
 . "${top_srcdir:-$(dirname "$0")/..}/tests/cli-lib.sh"
 
 prepare_images
 
 cmd=$BM3D_DENOISE
 o=$work/out
-modes="nlm isoline bm3d"
 noise="--sigma 20"
 backend=${INTIO_BACKEND:-cpu}
+all_modes="nlm isoline bm3d"
+[ "$backend" = cpu ] || all_modes="nlm isoline"
+modes=$all_modes
 
 have ()
 {
@@ -116,12 +120,13 @@ fi
   --save-noise-profile "$o/rgb.profile" "$o/camera.ppm" "$o/profiled.ppm"
 noise=
 modes="isoline bm3d"
+[ "$backend" = cpu ] || modes=isoline
 same_both "camera noise, a saved profile" "$o/camera.ppm" ppm \
   --noise-profile "$o/rgb.profile"
 modes="isoline"
 same_both "camera noise, estimated" "$o/camera.ppm" ppm --noise camera
 same_both "--sigma auto" "$work/rgb16.ppm" ppm --sigma auto
-modes="nlm isoline bm3d"
+modes=$all_modes
 noise="--sigma 20"
 
 # Folders: every file of a batch, integer against float.
