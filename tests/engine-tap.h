@@ -1,5 +1,6 @@
-/* Small helpers shared by the engine's unit tests: TAP output, a
- * reproducible noise generator and PSNR.
+/* Small helpers shared by the engine's and the file readers' unit
+ * tests: TAP output, a reproducible noise generator, PSNR and a file's
+ * bytes.
  *
  * Copyright (C) 2026 The BM3D Denoise for GIMP authors
  *
@@ -118,6 +119,32 @@ psnr_strided (const float *ref, const float *got, size_t n, size_t step,
   if (se == 0.0)
     return INFINITY;
   return 10.0 * log10 (255.0 * 255.0 * count / se);
+}
+
+/* The whole of the file at `path` in a buffer of malloc's (one byte
+ * longer, so that an empty file is not NULL), its size in `*len`; NULL
+ * and 0 when it cannot be read.  */
+static TAP_UNUSED unsigned char *
+read_whole_file (const char *path, size_t *len)
+{
+  FILE *fp = fopen (path, "rb");
+  unsigned char *data = NULL;
+  long n = -1;
+
+  *len = 0;
+  if (!fp)
+    return NULL;
+  if (fseek (fp, 0, SEEK_END) == 0 && (n = ftell (fp)) >= 0
+      && fseek (fp, 0, SEEK_SET) == 0 && (data = malloc ((size_t) n + 1))
+      && fread (data, 1, (size_t) n, fp) != (size_t) n)
+    {
+      free (data);
+      data = NULL;
+    }
+  fclose (fp);
+  if (data)
+    *len = (size_t) n;
+  return data;
 }
 
 #endif /* ENGINE_TAP_H */

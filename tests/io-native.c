@@ -52,35 +52,12 @@ make_image (Image *img, const Case *c, uint64_t seed)
   return 0;
 }
 
-static unsigned char *
-slurp (const char *path, size_t *len)
-{
-  FILE *fp = fopen (path, "rb");
-  unsigned char *data = NULL;
-  long size;
-
-  *len = 0;
-  if (!fp)
-    return NULL;
-  if (fseek (fp, 0, SEEK_END) == 0 && (size = ftell (fp)) > 0
-      && fseek (fp, 0, SEEK_SET) == 0 && (data = malloc ((size_t) size)))
-    {
-      if (fread (data, 1, (size_t) size, fp) != (size_t) size)
-        {
-          free (data);
-          data = NULL;
-        }
-      *len = (size_t) size;
-    }
-  fclose (fp);
-  return data;
-}
-
 static int
 same_file (const char *a, const char *b)
 {
   size_t la, lb;
-  unsigned char *da = slurp (a, &la), *db = slurp (b, &lb);
+  unsigned char *da = read_whole_file (a, &la);
+  unsigned char *db = read_whole_file (b, &lb);
   int same = da && db && la == lb && memcmp (da, db, la) == 0;
 
   free (da);

@@ -56,29 +56,6 @@ make_image (Image *img, const Shape *s, uint64_t seed)
   return 0;
 }
 
-static unsigned char *
-slurp (const char *path, size_t *len)
-{
-  FILE *fp = fopen (path, "rb");
-  unsigned char *data = NULL;
-  long size;
-
-  if (!fp)
-    return NULL;
-  if (fseek (fp, 0, SEEK_END) == 0 && (size = ftell (fp)) > 0
-      && fseek (fp, 0, SEEK_SET) == 0 && (data = malloc ((size_t) size)))
-    {
-      if (fread (data, 1, (size_t) size, fp) != (size_t) size)
-        {
-          free (data);
-          data = NULL;
-        }
-      *len = (size_t) size;
-    }
-  fclose (fp);
-  return data;
-}
-
 static int
 write_png (const char *path, const Image *img, int depth, int level,
            int threads)
@@ -153,7 +130,7 @@ check_shape (const Shape *s, const char *dir)
               written = 0;
               break;
             }
-          bytes = slurp (path[t], &len);
+          bytes = read_whole_file (path[t], &len);
           if (!bytes)
             same_bytes = 0;
           else if (!first)

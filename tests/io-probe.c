@@ -54,28 +54,6 @@ path_of (char *path, size_t len, const char *name)
   snprintf (path, len, "%s/%s", dir, name);
 }
 
-static unsigned char *
-slurp (const char *path, size_t *len)
-{
-  FILE *fp = fopen (path, "rb");
-  unsigned char *data = NULL;
-  long n;
-
-  if (fp && fseek (fp, 0, SEEK_END) == 0 && (n = ftell (fp)) >= 0
-      && fseek (fp, 0, SEEK_SET) == 0 && (data = malloc ((size_t) n + 1))
-      && fread (data, 1, (size_t) n, fp) != (size_t) n)
-    {
-      free (data);
-      data = NULL;
-    }
-  if (fp)
-    {
-      *len = data ? (size_t) ftell (fp) : 0;
-      fclose (fp);
-    }
-  return data;
-}
-
 static int
 spill (const char *path, const unsigned char *data, size_t len)
 {
@@ -181,7 +159,7 @@ check_jpeg_markers (void)
       tap_ok (1, "# SKIP JPEG markers: libjpeg is not built in");
       return;
     }
-  data = slurp (from, &len);
+  data = read_whole_file (from, &len);
   out = data ? malloc (len + extra + 8) : NULL;
   if (!out)
     {
@@ -217,7 +195,7 @@ truncate_copy (const char *name, size_t keep, const char *to)
 
   path_of (from, sizeof from, name);
   path_of (path, sizeof path, to);
-  if (!(data = slurp (from, &len)))
+  if (!(data = read_whole_file (from, &len)))
     return -1;
   result = spill (path, data, keep < len ? keep : len);
   free (data);
