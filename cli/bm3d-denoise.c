@@ -862,15 +862,23 @@ mebibytes (double bytes)
   return bytes / (1024.0 * 1024.0);
 }
 
+/* The CPU threads the engine runs on: --threads, or every core.  */
+static int
+cpu_threads (const Options *opt)
+{
+  long cores = sysconf (_SC_NPROCESSORS_ONLN);
+
+  return opt->params.threads > 0 ? opt->params.threads
+                                 : (int) (cores > 0 ? cores : 1);
+}
+
 static void
 print_verbose (const Options *opt, const bm3d_params *params, const Image *in,
                const bm3d_report *report, double t_startup, double t_read,
                double t_write, double t_total)
 {
   struct rusage usage;
-  long cores = sysconf (_SC_NPROCESSORS_ONLN);
-  int threads = opt->params.threads > 0 ? opt->params.threads
-                                        : (int) (cores > 0 ? cores : 1);
+  int threads = cpu_threads (opt);
 
   message ("%s: %dx%d %s, %d bits", opt->input, in->width, in->height,
            layout_name (in), in->depth);
@@ -1363,7 +1371,6 @@ choose_cpu_for_photo (Options *opt)
   ImageProbe probe;
   char error[512];
   double cpu, startup;
-  long cores = sysconf (_SC_NPROCESSORS_ONLN);
   int threads;
 
   if (opt->is_batch || opt->action != ACTION_DENOISE
@@ -1377,8 +1384,7 @@ choose_cpu_for_photo (Options *opt)
   /* With no device to start (a build without CUDA) the engine's own
    * fall-back says so, as it always did.  */
   opt->params.backend = BM3D_BACKEND_CPU;
-  threads = opt->params.threads > 0 ? opt->params.threads
-                                    : (int) (cores > 0 ? cores : 1);
+  threads = cpu_threads (opt);
   if (opt->verbose)
     message ("backend auto: the CPU for this %dx%d photo (about %.2f s on "
              "%d thread%s against %.2f s to start the GPU)", probe.width,
