@@ -6,7 +6,7 @@
  * blocks:
  *
  *   direct   the engine's own kernel, block_autocov in
- *            gpu/noise_profile_cuda.cu (called, not copied): a thread
+ *            gpu/noise/noise_profile_cuda.cu (called, not copied): a thread
  *            per lag, sums in double in the host's order;
  *   cuFFT    each block zero-padded to 64x64 (no wrap-around for lags
  *            up to 7), one batched R2C of every block and plane, |F|^2,
@@ -54,7 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "noise_profile_cuda.cuh"
+#include "noise/noise_profile_cuda.cuh"
 
 #define PLANES           3
 #define PAD              64                  /* FFT side, >= 32 + 7   */

@@ -216,7 +216,7 @@ typedef struct
    * variance at least half the largest, the chrominances white: the
    * estimate measures the flattest blocks, which a camera's noise
    * reduction cleaned most, and the noise grows with the texture
-   * (gpu/engine_noise.c, processed_sigma; docs/camera-noise.md).  */
+   * (gpu/noise/engine_noise.c, processed_sigma; docs/camera-noise.md).  */
   bm3d_noise_kind               noise;
   const bm3d_noise_profile     *profile;
   /* Multipliers of the profile's noise deviations (variances by their
@@ -399,7 +399,7 @@ bm3d_status  bm3d_estimate_noise_profile (const bm3d_image   *in,
                                           bm3d_noise_profile *profile,
                                           bm3d_report        *report);
 
-/* The profile as a small text file (format in gpu/noise_profile.c and
+/* The profile as a small text file (format in gpu/noise/noise_profile.c and
  * the README): "bm3d-noise-profile 1", the channels, then each plane's
  * autocovariance as 15 rows of 15 numbers; '#' starts a comment.
  * bm3d_noise_profile_format () writes it into `text` (returns the
@@ -498,7 +498,7 @@ void         bm3d_backend_warm_up (const bm3d_params *params);
  * when no device turns out to be usable).  The estimate is cost per
  * pixel and channel per thread, measured per mode, times the size,
  * divided by the threads the CPU backend would use (params->threads,
- * 0 = every core); its constants err towards the device (gpu/engine.c).
+ * 0 = every core); its constants err towards the device (gpu/core/engine.c).
  * The environment variable BM3D_CUDA_STARTUP_SECONDS, a number >= 0,
  * replaces the start-up estimate.
  *

@@ -12,7 +12,7 @@
 #include "config.h"
 
 #include "bm3d.h"
-#include "engine.h"
+#include "core/engine.h"
 #include "image_io.h"
 #include "engine-tap.h"
 #include "engine-image.h"

@@ -10,7 +10,7 @@
  * (at your option) any later version.  */
 #include "config.h"
 
-#include "bm3d_cpu.h"
+#include "bm3d/bm3d_cpu.h"
 #include "engine-tap.h"
 
 #define K BM3D_PATCH

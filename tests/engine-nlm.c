@@ -13,7 +13,7 @@
 #include "config.h"
 
 #include "bm3d.h"
-#include "bm3d_tables.h"
+#include "bm3d/bm3d_tables.h"
 #include "image_io.h"
 #include "engine-tap.h"
 #include "engine-image.h"

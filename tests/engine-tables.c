@@ -10,7 +10,7 @@
  * (at your option) any later version.  */
 #include "config.h"
 
-#include "bm3d_tables.h"
+#include "bm3d/bm3d_tables.h"
 #include "engine-tap.h"
 
 #define N BM3D_PATCH

@@ -22,8 +22,7 @@ ENGINE_TEST_LIBS = gpu/libbm3d.a $(CUDA_LIBS) $(OPENMP_CFLAGS) -lm
 tests_engine_tables_SOURCES = tests/engine-tables.c tests/engine-tap.h
 tests_engine_tables_LDADD = $(ENGINE_TEST_LIBS)
 
-tests_engine_match_SOURCES = tests/engine-match.c tests/engine-tap.h \
-	gpu/bm3d_cpu.h
+tests_engine_match_SOURCES = tests/engine-match.c tests/engine-tap.h
 tests_engine_match_LDADD = $(ENGINE_TEST_LIBS)
 
 tests_engine_threads_SOURCES = tests/engine-threads.c tests/engine-tap.h

@@ -2,7 +2,7 @@
  * 600x400 RGB image: the call says it was cancelled, makes no progress
  * call after, and leaves the output exactly as it was unless the result
  * was streamed tile by tile into it (BM3D_CUDA_STREAM_SIDE set, see
- * gpu/cuda_device.cuh); a full run after the cancelled ones gives the
+ * gpu/core/cuda_device.cuh); a full run after the cancelled ones gives the
  * first full run's pixels (within 60 dB PSNR of each other: BM3D's
  * aggregation adds in whatever order the device runs, NL-means and
  * isoline give the same bits).  Run by tests/gpu-tests.sh on a

@@ -129,7 +129,7 @@ else
 fi
 
 # ---- the result streamed tile by tile, cancelling (3 tests) -----------------
-# gpu/cuda_tiled_image.cu; BM3D_CUDA_STREAM_SIDE streams small images.
+# gpu/core/cuda_tiled_image.cu; BM3D_CUDA_STREAM_SIDE streams small images.
 base=$tmp/astronaut-25
 if BM3D_CUDA_STREAM_SIDE=200 "$denoise" --mode nlm --backend cuda --sigma 25 \
      "$base-noisy.pfm" "$base-streamed.pfm" 2>"$base-streamed.log"; then

@@ -182,7 +182,7 @@ done
 # ---- whole images with the result streamed tile by tile (5 tests) --------
 # Images whose result does not fit the device stream each tile's core
 # into the output while the next tile is filtered
-# (gpu/cuda_tiled_image.cu); BM3D_CUDA_STREAM_SIDE makes small images do
+# (gpu/core/cuda_tiled_image.cu); BM3D_CUDA_STREAM_SIDE makes small images do
 # so through small tiles.  Cancelling, with the result on the device
 # (the output then untouched) or streamed; the sanitizers on 24-pixel
 # tiles of the 67x45 image.

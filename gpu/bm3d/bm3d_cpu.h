@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "engine.h"
+#include "core/engine.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "bm3d_cpu_simd.h"
-#include "engine.h"
+#include "core/engine.h"
 
 /* Everything a band needs to know about the current phase.  */
 typedef struct

@@ -35,8 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
-#include "cuda_device.cuh"
+#include "core/engine.h"
+#include "core/cuda_device.cuh"
 #include "bm3d_cuda_kernels.cuh"
 
 /* References per SM a batch needs before block_match_rows beats

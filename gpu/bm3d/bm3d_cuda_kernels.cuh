@@ -20,7 +20,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#include "engine.h"
+#include "core/engine.h"
 
 #define BM3D_CUDA_FULL_MASK 0xffffffffu
 

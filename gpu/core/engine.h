@@ -5,7 +5,7 @@
 #define BM3D_ENGINE_H
 
 #include "bm3d.h"
-#include "bm3d_tables.h"
+#include "bm3d/bm3d_tables.h"
 #include "job.h"
 
 #ifdef __cplusplus

@@ -7,7 +7,7 @@
 #define BM3D_JOB_H
 
 #include "bm3d.h"
-#include "bm3d_tables.h"
+#include "bm3d/bm3d_tables.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -13,7 +13,7 @@
 #ifndef BM3D_ISOLINE_CORE_H
 #define BM3D_ISOLINE_CORE_H
 
-#include "bm3d_tables.h"
+#include "bm3d/bm3d_tables.h"
 
 #if defined(__CUDACC__)
 #define ISO_FN __host__ __device__ static inline

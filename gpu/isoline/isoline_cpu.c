@@ -36,7 +36,7 @@
  * result is the same for any thread count.  */
 #include "config.h"
 
-#include "engine.h"
+#include "core/engine.h"
 #include "isoline_core.h"
 
 #include <string.h>

@@ -25,7 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cuda_device.cuh"
+#include "core/cuda_device.cuh"
 #include "isoline_core.h"
 
 #define RES  BM3D_ISOLINE_RESIDUAL

@@ -58,7 +58,7 @@
  * padded so that every loop runs over whole vectors.  */
 #include "config.h"
 
-#include "engine.h"
+#include "core/engine.h"
 
 #include <stdint.h>
 #include <stdlib.h>

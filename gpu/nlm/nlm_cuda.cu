@@ -47,8 +47,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
-#include "cuda_device.cuh"
+#include "core/engine.h"
+#include "core/cuda_device.cuh"
 
 /* Rows of centres (pass 1) or pixels (pass 2) a warp walks per offset:
  * enough that the 2f or 4f rows a walk needs before its first result

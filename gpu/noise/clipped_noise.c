@@ -28,7 +28,7 @@
  * that span map to 0 and 255.  */
 #include "config.h"
 
-#include "engine.h"
+#include "core/engine.h"
 
 #include <math.h>
 

@@ -5,7 +5,7 @@
  * noise_profile_estimate.c (profiles).  */
 #include "config.h"
 
-#include "engine.h"
+#include "core/engine.h"
 
 #include <math.h>
 #include <string.h>

@@ -61,7 +61,7 @@
  * thread count.  */
 #include "config.h"
 
-#include "engine.h"
+#include "core/engine.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -34,7 +34,7 @@
 
 #include <stddef.h>
 
-#include "cuda_device.cuh"
+#include "core/cuda_device.cuh"
 #include "noise_profile_cuda.cuh"
 
 /* A thread per lag, rounded up to whole warps.  */

@@ -48,7 +48,7 @@
  * result is bit-identical for any thread count.  */
 #include "config.h"
 
-#include "engine.h"
+#include "core/engine.h"
 
 #include <math.h>
 #include <stdlib.h>
