@@ -71,7 +71,7 @@ case ${QUICKSTART_CUDA:-} in
           cuda_words="this machine's GPUs (sm_$gpus; 2-3 min on 2 cores)"
         else
           cuda_flags=--without-cuda
-          cuda_words="none: no NVIDIA driver (nvidia-smi) found, the CPU does the work; with a GPU later: QUICKSTART_CUDA=all or rerun here"
+          cuda_words="none, no NVIDIA driver found (nvidia-smi): the CPU does the work; to add it once a driver is in, rm -rf _build and run this again (QUICKSTART_CUDA=all builds for every GPU)"
         fi ;;
   *)    cuda_flags="--with-cuda --with-cuda-arch=$QUICKSTART_CUDA"
         cuda_words="sm_$QUICKSTART_CUDA" ;;
