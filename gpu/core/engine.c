@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "engine.h"
+#include "noise/noise_vst.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -1053,11 +1054,59 @@ bm3d_job_wait_for_device (bm3d_job *job)
     job->report->seconds_startup += bm3d_cuda_wait_ready (job->params->device);
 }
 
+/* The filter on `in` once the job's noise is known.  */
+static bm3d_status
+denoise_prepared (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
+{
+  bm3d_status status;
+
+  job_prepare (job, in);
+  job->report->white_sigma = job->white_sigma;
+  status = job->algorithm->setup (job);
+  /* As late as can be: the set-up above overlaps the device's start.  */
+  if (status == BM3D_OK)
+    {
+      bm3d_job_wait_for_device (job);
+      status = run_with_fallback (in, out, job, job->params->backend);
+    }
+  return status;
+}
+
+/* `out`, filtered in the stabilised domain, back through the level
+ * function's unbiased inverse, for the noise the filter assumed there
+ * (the profile's white level times its gain), clipped as the input
+ * was.  */
+static void
+unstabilise (bm3d_image *out, bm3d_job *job)
+{
+  const bm3d_noise_profile *prof = &job->estimated;
+  bm3d_vst vst;
+  double var = 0.0;
+  float sigma;
+
+  /* The planes' noise is independent: a channel's variance is the sum
+   * of theirs through the inverse colour transform (RMS over the
+   * channels).  */
+  if (prof->channels == 1)
+    var = prof->sigma[0] * prof->sigma[0];
+  else
+    for (int r = 0; r < 3; r++)
+      for (int c = 0; c < 3; c++)
+        var += bm3d_colour_inv[r][c] * bm3d_colour_inv[r][c]
+               * prof->sigma[c] * prof->sigma[c] / 3.0;
+  sigma = (float) sqrt (var) * job->photo_gain;
+
+  bm3d_vst_init (&vst, &job->estimated, sigma, job->params->clipped);
+  bm3d_vst_apply (out, out, (const float (*)[BM3D_VST_STEPS + 1]) vst.inv,
+                  job->threads);
+}
+
 bm3d_status
 bm3d_denoise (const bm3d_image *in, bm3d_image *out,
               const bm3d_params *params, bm3d_report *report)
 {
   bm3d_report scratch;
+  bm3d_image *stab = NULL;
   bm3d_job job;
   bm3d_status status;
   double start = bm3d_seconds ();
@@ -1086,20 +1135,24 @@ bm3d_denoise (const bm3d_image *in, bm3d_image *out,
       if (status != BM3D_OK)
         return status;
     }
+  /* Noise that follows brightness: the filter sees the stabilised
+   * image, where it does not (noise_vst.h).  */
   if (params->noise == BM3D_NOISE_PROFILE
-      && (status = bm3d_photo_gain (in, &job)) != BM3D_OK)
-    return status;
-  job_prepare (&job, in);
-  report->white_sigma = job.white_sigma;
-  status = job.algorithm->setup (&job);
-  /* As late as can be: the set-up above overlaps the device's start.  */
-  if (status == BM3D_OK)
+      && bm3d_nlf_present (&job.estimated)
+      && !(stab = bm3d_stabilised (in, &job.estimated, &job)))
+    return BM3D_ERR_OUT_OF_MEMORY;
+  if (params->noise == BM3D_NOISE_PROFILE
+      && (status = bm3d_photo_gain (stab ? stab : in, &job)) != BM3D_OK)
     {
-      bm3d_job_wait_for_device (&job);
-      status = run_with_fallback (in, out, &job, params->backend);
+      bm3d_stabilised_free (stab, &job);
+      return status;
     }
-  if (status == BM3D_OK && params->clipped && job.algorithm->unclips)
+  status = denoise_prepared (stab ? stab : in, out, &job);
+  if (status == BM3D_OK && stab)
+    unstabilise (out, &job);
+  else if (status == BM3D_OK && params->clipped && job.algorithm->unclips)
     bm3d_unclip (out, job.white_sigma, job.threads);
+  bm3d_stabilised_free (stab, &job);
   report->seconds_total = bm3d_seconds () - start;
   return status;
 }

@@ -97,6 +97,17 @@ int         bm3d_isoline_cuda_tile_side (const bm3d_job *job);
 bm3d_status bm3d_isoline_cuda_image     (const bm3d_image *in,
                                          bm3d_image *out, bm3d_job *job);
 
+/* ---- noise level functions: noise_vst.c -------------------------------- */
+
+void bm3d_truncated_normal (double p, double *ratio, double *shift);
+int  bm3d_nlf_estimate     (const bm3d_image *in, int threads,
+                            float nlf[BM3D_NOISE_PLANES][BM3D_NLF_BINS]);
+int  bm3d_nlf_present      (const bm3d_noise_profile *profile);
+bm3d_image *bm3d_stabilised (const bm3d_image *in,
+                             const bm3d_noise_profile *profile,
+                             bm3d_job *job);
+void bm3d_stabilised_free  (bm3d_image *img, bm3d_job *job);
+
 /* ---- clipped noise: clipped_noise.c ---------------------------------- */
 /* Maps the colour channels of `img` (a denoised result of values that
  * had been clipped to 0..255 with noise sigma) through the inverse of

@@ -6,8 +6,11 @@
 #include "config.h"
 
 #include "core/engine.h"
+#include "noise/noise_vst.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* White noise has a fifth of its power below 0.25 cycles/pixel, a
@@ -172,13 +175,81 @@ bm3d_estimate_sigma (const bm3d_image *in, const bm3d_params *params,
   return status;
 }
 
-/* The profile of `in`, as bm3d_estimate_noise_profile () gives it;
- * `share` is the part of the call's progress it takes.  */
+/* A copy of `in` with its colour values through the level function's
+ * forward transform (bm3d_noise_profile's nlf), the variance-stabilised
+ * image camera mode filters; NULL when out of memory (with a message).
+ * Free with bm3d_stabilised_free.  */
+bm3d_image *
+bm3d_stabilised (const bm3d_image *in, const bm3d_noise_profile *profile,
+                 bm3d_job *job)
+{
+  size_t values = (size_t) in->width * in->height * in->channels;
+  bm3d_image *out = malloc (sizeof *out + sizeof (bm3d_vst));
+  bm3d_vst *vst = (bm3d_vst *) (out + 1);
+
+  if (out)
+    {
+      *out = *in;
+      out->stride = in->width * in->channels;
+      out->data = bm3d_alloc (job, values * sizeof (float));
+    }
+  if (!out || !out->data)
+    {
+      free (out);
+      bm3d_job_message (job, "out of memory for the stabilised image");
+      return NULL;
+    }
+  bm3d_vst_init (vst, profile, 1.0f, 0);
+  bm3d_vst_apply (in, out, (const float (*)[BM3D_VST_STEPS + 1]) vst->fwd,
+                  job->threads);
+  return out;
+}
+
+void
+bm3d_stabilised_free (bm3d_image *img, bm3d_job *job)
+{
+  if (!img)
+    return;
+  bm3d_free (job, img->data,
+             (size_t) img->width * img->height * img->channels
+             * sizeof (float));
+  free (img);
+}
+
+/* No block could be measured (all clipped, or flat): white noise of
+ * the finest scale's reading instead, said in the report's notice.  */
+static bm3d_status
+unmeasured_profile (const bm3d_image *in, bm3d_job *job,
+                    bm3d_noise_profile *profile)
+{
+  float fine;
+  bm3d_status status = fine_sigma (in, job, &fine);
+
+  if (status != BM3D_OK)
+    return status;
+  if (!(fine > 0.05f))
+    fine = 0.05f;
+  bm3d_noise_profile_init_white (profile, job->channels, fine);
+  job->report->noise_unmeasured = 1;
+  job->report->sigma_fine = fine;
+  snprintf (job->report->notice, sizeof job->report->notice,
+            "no camera noise could be measured (the photograph is clipped "
+            "or flat where it could be): filtered as white noise of sigma "
+            "%.2f, the finest scale's reading", (double) fine);
+  return BM3D_OK;
+}
+
+/* The profile of `in`, as bm3d_estimate_noise_profile () gives it: its
+ * level function, then the profile of the stabilised image; `share` is
+ * the part of the call's progress it takes.  */
 bm3d_status
 bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
                   bm3d_noise_profile *profile, double share)
 {
   int colour = in->channels - (in->has_alpha ? 1 : 0);
+  float nlf[BM3D_NOISE_PLANES][BM3D_NLF_BINS];
+  bm3d_noise_profile shape;
+  bm3d_image *stab = NULL;
   bm3d_status status;
 
   if (in->width < 32 || in->height < 32)
@@ -193,7 +264,21 @@ bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
   job->channels = colour;
   job->tile_base = 0.0;
   job->tile_share = share;
-  status = bm3d_estimate_profile_cpu (in, job, profile);
+  job->report->noise_unmeasured = 0;
+  memset (&shape, 0, sizeof shape);
+  shape.channels = colour;
+  if (bm3d_nlf_estimate (in, job->threads, nlf) > 0)
+    {
+      memcpy (shape.nlf, nlf, sizeof nlf);
+      if (!(stab = bm3d_stabilised (in, &shape, job)))
+        return BM3D_ERR_OUT_OF_MEMORY;
+    }
+  status = bm3d_estimate_profile_cpu (stab ? stab : in, job, profile);
+  bm3d_stabilised_free (stab, job);
+  if (status == BM3D_OK && job->report->noise_unmeasured)
+    status = unmeasured_profile (in, job, profile);
+  else if (status == BM3D_OK && stab)
+    memcpy (profile->nlf, nlf, sizeof nlf);
   job->tile_base = share;
   job->tile_share = 1.0 - share;
   return status;
