@@ -1326,6 +1326,10 @@ run_denoise (const Options *opt)
                                        : bm3d_status_string (status));
       goto done;
     }
+  /* A photograph whose camera noise could not be measured is not
+   * returned as it came in silence.  */
+  if (report.noise_unmeasured)
+    message ("%s: %s", opt->input, report.notice);
   /* A GPU that failed is news; a machine without one is told only on
    * request, so scripts on CPU-only machines stay quiet.  */
   if (report.message[0]

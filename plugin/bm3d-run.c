@@ -134,6 +134,23 @@ note_fall_back (const bm3d_report *report,
                  "instead.\n%s"), report->message);
 }
 
+/* Camera noise that could not be measured: what the engine did instead,
+ * once per run.  */
+static void
+note_unmeasured (const bm3d_report *report,
+                 GimpRunMode        run_mode)
+{
+  static gboolean noted = FALSE;
+
+  if (! report->noise_unmeasured || noted)
+    return;
+  noted = TRUE;
+  if (run_mode == GIMP_RUN_NONINTERACTIVE)
+    g_printerr ("%s: %s\n", PLUG_IN_PROC, report->notice);
+  else
+    g_message ("%s", report->notice);
+}
+
 static gboolean
 stage_times_wanted (void)
 {
@@ -319,6 +336,7 @@ denoise_in_strips (Bm3dDrawable         drawable,
       if (ok)
         {
           note_fall_back (&report, run_mode);
+          note_unmeasured (&report, run_mode);
           /* Once CUDA failed, the CPU takes the strips that follow.  */
           if (report.fell_back)
             params->backend = BM3D_BACKEND_CPU;

@@ -834,8 +834,10 @@ preview_text (const Job *job,
   if (job->params.noise != BM3D_NOISE_PROFILE)
     return base;
 
-  if (job->params.mode == BM3D_MODE_BM3D
-      || job->params.mode == BM3D_MODE_BM3D_FAST)
+  if (job->report.noise_unmeasured)
+    noise = g_strdup (job->report.notice);
+  else if (job->params.mode == BM3D_MODE_BM3D
+           || job->params.mode == BM3D_MODE_BM3D_FAST)
     noise = g_strdup (_("the camera noise profile"));
   else
     noise = g_strdup_printf (_("white noise of sigma %.1f from the camera "

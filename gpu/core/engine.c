@@ -850,6 +850,8 @@ job_prepare (bm3d_job *job, const bm3d_image *in)
 /* The noise a job's parameters follow (white_sigma, sigma[]) and, for
  * BM3D with a profile, noise_profile; setup_bm3d fills the tables.  The
  * profile, when estimated, is in job->estimated already.  */
+static float pixel_sigma (const bm3d_noise_profile *prof);
+
 static void
 job_noise (bm3d_job *job)
 {
@@ -860,11 +862,18 @@ job_noise (bm3d_job *job)
   if (params->noise == BM3D_NOISE_PROFILE)
     {
       float k = params->strength > 0.0f ? params->strength : 1.0f;
-      float measured = bm3d_job_noise_profile (job)->sigma_white
-                       * job->photo_gain;
+      const bm3d_noise_profile *prof = bm3d_job_noise_profile (job);
+      float measured;
 
       job->noise_profile = params->mode == BM3D_MODE_BM3D
                            || params->mode == BM3D_MODE_BM3D_FAST;
+      /* BM3D thresholds each coefficient by the profile's own variance;
+       * its other settings (matching distance, group sizes) follow the
+       * noise of a pixel, which measured better on the synthetic phone
+       * set (docs/camera-noise.md) than the white sigma, the level a
+       * filter without a transform needs for correlated noise.  */
+      measured = (job->noise_profile ? pixel_sigma (prof) : prof->sigma_white)
+                 * job->photo_gain;
       /* Modes without a transform filter white noise of this sigma
        * alone: capped as --sigma auto caps it (photo_sigma ()), since
        * more is texture the profile took for noise.  The strength then
@@ -1072,6 +1081,23 @@ denoise_prepared (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
   return status;
 }
 
+/* The deviation of a profile's noise in one pixel of one channel (RMS
+ * over the channels): the planes' noise is independent, so a channel's
+ * variance is the sum of theirs through the inverse colour transform.  */
+static float
+pixel_sigma (const bm3d_noise_profile *prof)
+{
+  double var = 0.0;
+
+  if (prof->channels == 1)
+    return prof->sigma[0];
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++)
+      var += bm3d_colour_inv[r][c] * bm3d_colour_inv[r][c]
+             * prof->sigma[c] * prof->sigma[c] / 3.0;
+  return (float) sqrt (var);
+}
+
 /* `out`, filtered in the stabilised domain, back through the level
  * function's unbiased inverse, for the noise the filter assumed there
  * (the profile's white level times its gain), clipped as the input
@@ -1079,22 +1105,8 @@ denoise_prepared (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
 static void
 unstabilise (bm3d_image *out, bm3d_job *job)
 {
-  const bm3d_noise_profile *prof = &job->estimated;
   bm3d_vst vst;
-  double var = 0.0;
-  float sigma;
-
-  /* The planes' noise is independent: a channel's variance is the sum
-   * of theirs through the inverse colour transform (RMS over the
-   * channels).  */
-  if (prof->channels == 1)
-    var = prof->sigma[0] * prof->sigma[0];
-  else
-    for (int r = 0; r < 3; r++)
-      for (int c = 0; c < 3; c++)
-        var += bm3d_colour_inv[r][c] * bm3d_colour_inv[r][c]
-               * prof->sigma[c] * prof->sigma[c] / 3.0;
-  sigma = (float) sqrt (var) * job->photo_gain;
+  float sigma = pixel_sigma (&job->estimated) * job->photo_gain;
 
   bm3d_vst_init (&vst, &job->estimated, sigma, job->params->clipped);
   bm3d_vst_apply (out, out, (const float (*)[BM3D_VST_STEPS + 1]) vst.inv,
