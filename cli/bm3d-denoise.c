@@ -1204,7 +1204,13 @@ camera_profile (const Options *opt, const bm3d_image *in,
       return -1;
     }
   else
-    *t_startup += report.seconds_startup;
+    {
+      *t_startup += report.seconds_startup;
+      /* A photograph whose noise could not be measured is not returned
+       * as it came in silence.  */
+      if (report.noise_unmeasured)
+        message ("%s: %s", opt->input, report.notice);
+    }
   params->profile = profile;
   if (opt->verbose)
     {
@@ -1326,10 +1332,6 @@ run_denoise (const Options *opt)
                                        : bm3d_status_string (status));
       goto done;
     }
-  /* A photograph whose camera noise could not be measured is not
-   * returned as it came in silence.  */
-  if (report.noise_unmeasured)
-    message ("%s: %s", opt->input, report.notice);
   /* A GPU that failed is news; a machine without one is told only on
    * request, so scripts on CPU-only machines stay quiet.  */
   if (report.message[0]

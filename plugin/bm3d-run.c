@@ -221,6 +221,7 @@ estimate_profile (GeglBuffer          *source,
                   const GeglRectangle *area,
                   bm3d_params         *params,
                   bm3d_noise_profile  *profile,
+                  GimpRunMode          run_mode,
                   GError             **error)
 {
   GeglRectangle  sample_rect;
@@ -239,6 +240,7 @@ estimate_profile (GeglBuffer          *source,
   if (! ok)
     return FALSE;
 
+  note_unmeasured (&report, run_mode);
   params->profile = profile;
   bm3d_noise_profile_levels (profile, &luma, &chroma);
   g_printerr ("%s: estimated camera noise: luma %.4g, chroma %.4g (white "
@@ -400,7 +402,8 @@ bm3d_run_denoise (Bm3dDrawable       drawable,
   source = gimp_drawable_get_buffer (drawable);
 
   if (vals->noise == BM3D_VALUES_NOISE_CAMERA)
-    ok = estimate_profile (source, &layout, &area, &params, &profile, error);
+    ok = estimate_profile (source, &layout, &area, &params, &profile,
+                           run_mode, error);
   else if (vals->sigma == 0.0)
     ok = estimate_sigma (source, &layout, &area, &params, error);
   if (ok)

@@ -944,7 +944,11 @@ profile_done (Dialog *d,
               "ms=%.1f", (double) luma, (double) chroma,
               (double) d->profile.sigma_white,
               (job->done_us - job->started_us) / 1000.0);
-  set_line (&d->estimate_line, profile_text (&d->profile));
+  /* Nothing measured: the status line says so and what the filter does
+   * instead, not a level that looks measured.  */
+  set_line (&d->estimate_line, job->report.noise_unmeasured
+                               ? g_strdup (job->report.notice)
+                               : profile_text (&d->profile));
   status_update (d);
 
   /* The preview waited for it, or showed the old profile.  */

@@ -364,7 +364,7 @@ bm3d_noise_profile_format (const bm3d_noise_profile *p, char *text,
     {
       sink_printf (&s, "nlf %d\n", c);
       for (int i = 0; i < BM3D_NLF_BINS; i++)
-        sink_printf (&s, "%.6g%c", (double) p->nlf[c][i],
+        sink_printf (&s, "%.9g%c", (double) p->nlf[c][i],
                      i == BM3D_NLF_BINS - 1 ? '\n' : ' ');
     }
   return s.used;

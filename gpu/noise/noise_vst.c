@@ -48,7 +48,7 @@
 #define NLF_BLOCKS_MAX 32768            /* most blocks read per channel */
 #define NLF_QUANTILE   0.1
 #define NLF_BIN_MIN    8                /* blocks a bin needs           */
-#define NLF_SLOPE      1.25f            /* most change from bin to bin  */
+#define NLF_SLOPE      1.1f             /* most change from bin to bin  */
 #define NLF_FLOOR      0.05             /* variance below: no noise     */
 /* Noise gives the blocks of a bin variances of a narrow spread: their
  * quarter quantile over their twentieth is 1.4 to 1.7 on the synthetic
