@@ -232,7 +232,7 @@ read_block (const bm3d_image *in, const pe_state *st, int b, float *res,
            * noise piles up there.  */
           clip[o] = 0;
           for (int c = 0; c < st->channels; c++)
-            clip[o] |= row[c] <= PE_CLIP_LOW || row[c] >= PE_CLIP_HIGH;
+            clip[o] |= row[c] == PE_CLIP_LOW || row[c] == PE_CLIP_HIGH;
           clipped += clip[o];
           if (!colour)
             res[o] = row[0];
