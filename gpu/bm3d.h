@@ -229,12 +229,14 @@ typedef struct
    * strength).  A photograph's processed noise (`in` shows
    * next to none at the finest scale and the profile is coarse: a third
    * and more of its luma power below 0.25 cycles/pixel) is filtered at
-   * a level drawn towards 17 (17^0.7 times the measured white level^0.3,
-   * at most 30), the luminance keeping its profile's shape with every
+   * twice the measured level (at most 30), the luminance keeping its
+   * profile's shape with every
    * variance at least half the largest, the chrominances white: the
    * estimate measures the flattest blocks, which a camera's noise
    * reduction cleaned most, and the noise grows with the texture
-   * (gpu/noise/engine_noise.c, processed_sigma; docs/camera-noise.md).  */
+   * (gpu/noise/engine_noise.c, processed_sigma; docs/camera-noise.md).
+   * A profile with a noise level function is filtered in its
+   * variance-stabilised domain (see "the noise model").  */
   bm3d_noise_kind               noise;
   const bm3d_noise_profile     *profile;
   /* Multipliers of the profile's noise deviations (variances by their

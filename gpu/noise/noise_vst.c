@@ -32,7 +32,7 @@
  *  - noise changes smoothly with brightness; texture that is left in a
  *    bin's quantile does not: the function is a parabola in brightness
  *    fitted to the bins' logarithms (nlf_shape), used only when it
- *    changes by NLF_RANGE_MIN or more.  */
+ *    changes by NLF_RANGE_MIN to NLF_RANGE_MAX.  */
 #include "config.h"
 
 #include "core/engine.h"
@@ -53,6 +53,11 @@
  * photographs reads 1.1 to 1.2 from texture and the quantiles' own
  * noise; the synthetic phone set 1.5 to 2.6.  */
 #define NLF_RANGE_MIN  1.3
+/* Nor one that changes by more than this: the synthetic phone set's
+ * noise, from black to white through the tone curve, changes by at
+ * most 2.6; a parabola fitted to few bins of a textured photograph can
+ * change by a hundred.  */
+#define NLF_RANGE_MAX  4.0
 #define NLF_FLOOR      0.05             /* variance below: no noise     */
 /* Noise gives the blocks of a bin variances of a narrow spread: their
  * quarter quantile over their twentieth is 1.4 to 1.7 on the synthetic
@@ -211,8 +216,9 @@ solve3 (double m[3][3], const double *r, double *x)
  * does (it grows from black with the shot noise and falls again where
  * the curve flattens the highlights) and averages out a bin's texture
  * and its quantile's own noise.  Returns 0 when fewer than three bins
- * were measured or the curve changes by less than NLF_RANGE_MIN over
- * them: the noise is then taken as the same at every brightness.  */
+ * were measured or the curve changes by less than NLF_RANGE_MIN or
+ * more than NLF_RANGE_MAX over them: the noise is then taken as the
+ * same at every brightness.  */
 static int
 nlf_shape (const double *level, const int *count, float *nlf)
 {
@@ -247,7 +253,7 @@ nlf_shape (const double *level, const int *count, float *nlf)
       hi = i == 0 || fit[i] > hi ? fit[i] : hi;
       logs += fit[i];
     }
-  if (hi - lo < log (NLF_RANGE_MIN))
+  if (hi - lo < log (NLF_RANGE_MIN) || hi - lo > log (NLF_RANGE_MAX))
     return 0;
   logs /= BM3D_NLF_BINS;
   for (int i = 0; i < BM3D_NLF_BINS; i++)
