@@ -582,7 +582,7 @@ static bm3d_status
 setup_bm3d (bm3d_job *job)
 {
   const bm3d_bm3d_options *o = &job->params->bm3d;
-  bm3d_profile *p = &job->profile;
+  bm3d_profile *p = &job->bm3d_settings;
   bm3d_phase_profile *phase[2] = { &p->hard, &p->wiener };
   const int group[2] = { o->group_max_hard, o->group_max_wiener };
 
@@ -617,7 +617,7 @@ setup_bm3d (bm3d_job *job)
     p->hard.lambda_3d = o->lambda_3d;
   if (o->chroma_scale > 0.0f && job->channels == 3)
     job->sigma[1] *= o->chroma_scale, job->sigma[2] *= o->chroma_scale;
-  if (job->noise_profile)
+  if (job->per_coefficient_noise)
     profile_tables (job, o->chroma_scale);
 
   job->phases = job->params->mode == BM3D_MODE_BM3D ? 2 : 1;
@@ -848,27 +848,27 @@ job_prepare (bm3d_job *job, const bm3d_image *in)
 
 /* The noise a job's parameters follow (white_sigma, sigma[]) and, for
  * BM3D with a profile, noise_profile; setup_bm3d fills the tables.  The
- * profile, when estimated, is in job->estimated already.  */
+ * profile, when estimated, is in job->noise_profile already.  */
 static void
 job_noise (bm3d_job *job)
 {
   const bm3d_params *params = job->params;
 
   job->white_sigma = params->sigma;
-  job->noise_profile = 0;
+  job->per_coefficient_noise = 0;
   if (params->noise == BM3D_NOISE_PROFILE)
     {
       float k = params->strength > 0.0f ? params->strength : 1.0f;
       float measured = bm3d_job_noise_profile (job)->sigma_white
                        * job->photo_gain;
 
-      job->noise_profile = params->mode == BM3D_MODE_BM3D
+      job->per_coefficient_noise = params->mode == BM3D_MODE_BM3D
                            || params->mode == BM3D_MODE_BM3D_FAST;
       /* Modes without a transform filter white noise of this sigma
        * alone: capped as --sigma auto caps it (photo_sigma ()), since
        * more is texture the profile took for noise.  The strength then
        * scales what is left, as it scales the profile.  */
-      if (! job->noise_profile && measured > PHOTO_SIGMA_MAX)
+      if (! job->per_coefficient_noise && measured > PHOTO_SIGMA_MAX)
         measured = PHOTO_SIGMA_MAX;
       job->white_sigma = measured * k;
       if (job->white_sigma > BM3D_SIGMA_MAX)
@@ -1074,15 +1074,15 @@ bm3d_denoise (const bm3d_image *in, bm3d_image *out,
   if (params->noise == BM3D_NOISE_PROFILE && params->profile)
     {
       /* Checked by check_call: the copy's derived values are filled.  */
-      job.estimated = *params->profile;
-      bm3d_noise_profile_update (&job.estimated, NULL, 0);
+      job.noise_profile = *params->profile;
+      bm3d_noise_profile_update (&job.noise_profile, NULL, 0);
     }
   else if (params->noise == BM3D_NOISE_PROFILE)
     {
       /* Camera noise with no profile given: the input's own, estimated
        * on the device when it can (and so after its start).  */
       bm3d_job_wait_for_device (&job);
-      status = bm3d_estimate_profile_job (in, &job, &job.estimated, 0.0);
+      status = bm3d_estimate_profile_job (in, &job, &job.noise_profile, 0.0);
       if (status != BM3D_OK)
         return status;
     }
@@ -1195,13 +1195,13 @@ bm3d_context_margin (const bm3d_params *params, int colour_channels,
   job.channels = colour_channels;
   if (params->noise == BM3D_NOISE_PROFILE && params->profile)
     {
-      job.estimated = *params->profile;
-      bm3d_noise_profile_update (&job.estimated, NULL, 0);
+      job.noise_profile = *params->profile;
+      bm3d_noise_profile_update (&job.noise_profile, NULL, 0);
     }
   else if (params->noise == BM3D_NOISE_PROFILE)
     /* Not estimated yet: the margins do not depend on the level below
      * sigma 40, and a photograph's noise is below it.  */
-    bm3d_noise_profile_init_white (&job.estimated, colour_channels, 25.0f);
+    bm3d_noise_profile_init_white (&job.noise_profile, colour_channels, 25.0f);
   job_noise (&job);
   for (int c = 0; c < colour_channels; c++)
     job.sigma[c] = job.white_sigma;

@@ -42,7 +42,7 @@ bm3d_job_init (bm3d_job *job, const bm3d_params *params, bm3d_report *report)
 const bm3d_noise_profile *
 bm3d_job_noise_profile (const bm3d_job *job)
 {
-  return &job->estimated;
+  return &job->noise_profile;
 }
 
 double

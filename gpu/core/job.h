@@ -57,17 +57,18 @@ struct bm3d_job
   int                   align;
 
   /* The algorithm's resolved parameters.  */
-  bm3d_profile          profile;    /* BM3D                                */
+  bm3d_profile          bm3d_settings;  /* BM3D's, for the job's sigma    */
   int                   phases;     /* BM3D: 1 hard threshold only, 2 both */
   bm3d_nlm_profile      nlm;
   bm3d_isoline_profile  isoline;
 
-  /* BM3D with a noise profile (params->noise): non-zero, and the
-   * per-plane variances of each 2D coefficient of the hard phase's and
-   * the Wiener phase's transforms (bm3d_noise_profile's, the strengths
+  /* BM3D with a noise profile (params->noise), whose noise differs
+   * from one 2D coefficient to another: non-zero, and the per-plane
+   * variances of each 2D coefficient of the hard phase's and the
+   * Wiener phase's transforms (bm3d_noise_profile's, the strengths
    * applied; index u * 8 + v), which both backends read as they are.
    * 0 for white noise, whose deviations are sigma[].  */
-  int                   noise_profile;
+  int                   per_coefficient_noise;
   /* The profile's levels are multiplied by this (the strengths apart):
    * for a photograph's processed noise (processed_noise non-zero) what
    * takes them to the level engine_noise.c's processed_sigma () gives,
@@ -78,7 +79,7 @@ struct bm3d_job
   float                 var_wiener[BM3D_MAX_CHANNELS][BM3D_PATCH_AREA];
   /* The profile a profile job uses, its derived values filled: a copy
    * of params->profile, or the one estimated from the input.  */
-  bm3d_noise_profile    estimated;
+  bm3d_noise_profile    noise_profile;
 
   /* bm3d_denoise_pixels with integer pixels on a device: the caller's
    * pixels, which the device converts to floats and back itself (the
@@ -112,7 +113,7 @@ struct bm3d_job
 void   bm3d_job_init (bm3d_job *job, const bm3d_params *params,
                       bm3d_report *report);
 
-/* The noise profile a profile job uses (job->estimated): a checked
+/* The noise profile a profile job uses (job->noise_profile): a checked
  * copy of params->profile, or the one estimated from the input.  */
 const bm3d_noise_profile *bm3d_job_noise_profile (const bm3d_job *job);
 
