@@ -216,7 +216,7 @@ typedef struct
    * variance at least half the largest, the chrominances white: the
    * estimate measures the flattest blocks, which a camera's noise
    * reduction cleaned most, and the noise grows with the texture
-   * (gpu/noise/engine_noise.c, processed_sigma; docs/camera-noise.md).  */
+   * (gpu/noise/photo_noise.c, processed_sigma; docs/camera-noise.md).  */
   bm3d_noise_kind               noise;
   const bm3d_noise_profile     *profile;
   /* Multipliers of the profile's noise deviations (variances by their

@@ -19,7 +19,7 @@ gpu_libbm3d_a_SOURCES = \
 	gpu/nlm/nlm_cpu.c \
 	gpu/isoline/isoline_core.h \
 	gpu/isoline/isoline_cpu.c \
-	gpu/noise/engine_noise.c \
+	gpu/noise/photo_noise.c \
 	gpu/noise/noise_estimate.c \
 	gpu/noise/noise_profile.c \
 	gpu/noise/noise_profile_estimate.c \

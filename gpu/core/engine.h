@@ -140,13 +140,13 @@ bm3d_status bm3d_denoise_on_device (const bm3d_pixels *in, bm3d_pixels *out,
  * (bm3d_denoise () and bm3d_denoise_pixels () redo the call there).  */
 int         bm3d_cuda_error_recoverable (bm3d_status status);
 
-/* ---- the noise dispatch: engine_noise.c ------------------------------ */
+/* ---- the noise dispatch: photo_noise.c ------------------------------ */
 /* No camera's noise in an 8-bit photograph wants a white sigma above
  * this (the shared real photographs, ISO 800 to 12800, want 10 to 25):
  * more is texture the profile took for noise, where no block is flat.  */
 #define PHOTO_SIGMA_MAX 30.0f
 /* Set job->photo_gain: a photograph's processed noise gets its
- * profile's levels raised (engine_noise.c says why), other noise 1.  */
+ * profile's levels raised (photo_noise.c says why), other noise 1.  */
 bm3d_status bm3d_photo_gain   (const bm3d_image *in, bm3d_job *job);
 /* The profile of `in` (at least 32x32) for a job of its parameters;
  * `share` is the part of the call's progress it takes.  */

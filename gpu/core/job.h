@@ -71,7 +71,7 @@ struct bm3d_job
   int                   per_coefficient_noise;
   /* The profile's levels are multiplied by this (the strengths apart):
    * for a photograph's processed noise (processed_noise non-zero) what
-   * takes them to the level engine_noise.c's processed_sigma () gives,
+   * takes them to the level photo_noise.c's processed_sigma () gives,
    * else 1.  */
   float                 photo_gain;
   int                   processed_noise;
