@@ -498,7 +498,8 @@ void         bm3d_backend_warm_up (const bm3d_params *params);
  * when no device turns out to be usable).  The estimate is cost per
  * pixel and channel per thread, measured per mode, times the size,
  * divided by the threads the CPU backend would use (params->threads,
- * 0 = every core); its constants err towards the device (gpu/core/engine.c).
+ * 0 = every core); its constants err towards the device
+ * (gpu/core/backend_choice.c).
  * The environment variable BM3D_CUDA_STARTUP_SECONDS, a number >= 0,
  * replaces the start-up estimate.
  *

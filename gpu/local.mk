@@ -5,6 +5,11 @@ gpu_libbm3d_a_SOURCES = \
 	gpu/bm3d.h \
 	gpu/core/engine.h \
 	gpu/core/engine.c \
+	gpu/core/algorithms.c \
+	gpu/core/backend_choice.c \
+	gpu/core/check.c \
+	gpu/core/params.c \
+	gpu/core/tiler.c \
 	gpu/core/pixels.h \
 	gpu/core/pixels.c \
 	gpu/core/job.h \
@@ -19,6 +24,7 @@ gpu_libbm3d_a_SOURCES = \
 	gpu/nlm/nlm_cpu.c \
 	gpu/isoline/isoline_core.h \
 	gpu/isoline/isoline_cpu.c \
+	gpu/noise/noise.h \
 	gpu/noise/photo_noise.c \
 	gpu/noise/noise_estimate.c \
 	gpu/noise/noise_profile.c \

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static const float identity[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
 
@@ -52,6 +53,14 @@ bm3d_seconds (void)
 
   clock_gettime (CLOCK_MONOTONIC, &ts);
   return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int
+bm3d_default_threads (void)
+{
+  long n = sysconf (_SC_NPROCESSORS_ONLN);
+
+  return n > 0 ? (int) n : 1;
 }
 
 void

@@ -1,8 +1,9 @@
 /* What every backend of every algorithm is handed, and the helpers they
  * share: messages, peak-tracking allocation, progress, the clock and the
- * tile plan.  The dispatcher (engine.c) fills a job; backends only read
- * it and call these helpers, so the arrows run one way: dispatcher ->
- * backends -> job and tables.  Not installed.  */
+ * tile plan.  The dispatcher (engine.c) fills a job; backends and the
+ * noise model only read it and call these helpers, so the arrows run
+ * one way: dispatcher -> backends and noise model -> job and tables.
+ * Not installed.  */
 #ifndef BM3D_JOB_H
 #define BM3D_JOB_H
 
@@ -135,6 +136,9 @@ void  *bm3d_alloc (bm3d_job *job, size_t bytes);
 void   bm3d_free  (bm3d_job *job, void *ptr, size_t bytes);
 
 double bm3d_seconds (void);   /* monotonic clock */
+
+/* The threads a call with params->threads 0 runs on: every core.  */
+int    bm3d_default_threads (void);
 
 /* Denoise one tile: `noisy` in, `out` (same geometry, allocated by the
  * caller) out.  Returns BM3D_OK or an error with the message set.  */
