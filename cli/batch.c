@@ -662,6 +662,8 @@ pixels_view (const Image *img)
   return px;
 }
 
+/* The command's one environment switch, BM3D_CLI_FLOAT_IO (batch.h);
+ * docs/environment.md lists them all.  */
 int
 cli_integer_io (void)
 {

@@ -501,7 +501,8 @@ void         bm3d_backend_warm_up (const bm3d_params *params);
  * 0 = every core); its constants err towards the device
  * (gpu/core/backend_choice.c).
  * The environment variable BM3D_CUDA_STARTUP_SECONDS, a number >= 0,
- * replaces the start-up estimate.
+ * replaces the start-up estimate (docs/environment.md lists every
+ * switch).
  *
  * Cheap, and starts nothing: it does not ask the driver whether a
  * device exists (that is part of the cost being avoided).  Writes the

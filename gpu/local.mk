@@ -14,6 +14,8 @@ gpu_libbm3d_a_SOURCES = \
 	gpu/core/pixels.c \
 	gpu/core/job.h \
 	gpu/core/job.c \
+	gpu/core/env.h \
+	gpu/core/env.c \
 	gpu/bm3d/bm3d_tables.h \
 	gpu/bm3d/bm3d_tables.c \
 	gpu/bm3d/bm3d_cpu.h \

@@ -604,7 +604,7 @@ run_bands (phase_ctx *const *ctx, int n, bm3d_job *job, int filter,
     workers = 1;
   block = bm3d_alloc (job, each * workers);
   band_done = bm3d_alloc (job, flags_bytes);
-  if (job->trace)
+  if (job->env.cpu_trace)
     bt = calloc (total > 0 ? total : 1, sizeof *bt);
   if (!block || !band_done)
     {

@@ -29,7 +29,6 @@
 #include <cuda_runtime.h>
 
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,33 +53,6 @@
 #define BATCH_REFS   (1 << 17)
 
 /* ---- host side: the matcher ------------------------------------------ */
-
-/* BM3D_CUDA_MATCH=rows|warp picks the matcher: block_match_rows
- * wherever it applies, or never; unset or unknown, by the batch's size
- * (run_phase).  A testing and benchmarking switch, read once per
- * process.  */
-typedef enum { ROW_MATCH_BY_SIZE, ROW_MATCH_ALWAYS, ROW_MATCH_NEVER } row_match_rule;
-
-static pthread_once_t row_match_once = PTHREAD_ONCE_INIT;
-static row_match_rule row_match_set = ROW_MATCH_BY_SIZE;
-
-static void
-row_match_read (void)
-{
-  const char *m = getenv ("BM3D_CUDA_MATCH");
-
-  if (m && strcmp (m, "rows") == 0)
-    row_match_set = ROW_MATCH_ALWAYS;
-  else if (m && strcmp (m, "warp") == 0)
-    row_match_set = ROW_MATCH_NEVER;
-}
-
-static row_match_rule
-row_match_rule_get (void)
-{
-  pthread_once (&row_match_once, row_match_read);
-  return row_match_set;
-}
 
 /* ---- host side: sizes ------------------------------------------------ */
 
@@ -284,9 +256,11 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
                                                     dev->smem_optin);
   const size_t batch_refs = (size_t) ax.n
                             * (ay.n < tb->batch_rows ? ay.n : tb->batch_rows);
-  const row_match_rule rule = row_match_rule_get ();
-  const bool row_match = row_smem > 0 && rule != ROW_MATCH_NEVER
-                         && (rule == ROW_MATCH_ALWAYS
+  /* BM3D_CUDA_MATCH=rows|warp (job->env, a testing and benchmarking
+   * switch) picks block_match_rows wherever it applies, or never.  */
+  const bm3d_env_match rule = job->env.cuda_match;
+  const bool row_match = row_smem > 0 && rule != BM3D_ENV_MATCH_WARP
+                         && (rule == BM3D_ENV_MATCH_ROWS
                              || batch_refs >= (size_t) dev->sm_count
                                               * ROW_MATCH_REFS_PER_SM);
 

@@ -128,17 +128,11 @@ cpu_cost_per_value (const bm3d_params *params, int channels)
 static double
 cuda_startup_seconds (void)
 {
-  const char *env = getenv ("BM3D_CUDA_STARTUP_SECONDS");
-  char *end;
-  double v;
+  bm3d_env env;
 
-  if (env && *env)
-    {
-      v = strtod (env, &end);
-      if (*end == '\0' && v >= 0.0 && isfinite (v))
-        return v;
-    }
-  return CUDA_STARTUP_SECONDS;
+  bm3d_env_read (&env);
+  return env.cuda_startup_set ? env.cuda_startup_seconds
+                              : CUDA_STARTUP_SECONDS;
 }
 #endif
 

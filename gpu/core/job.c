@@ -37,7 +37,7 @@ bm3d_job_init (bm3d_job *job, const bm3d_params *params, bm3d_report *report)
   job->tick = job_tick;
   job->align = 1;
   job->photo_gain = 1.0f;
-  job->trace = getenv ("BM3D_CPU_TRACE") != NULL;
+  bm3d_env_read (&job->env);
 }
 
 const bm3d_noise_profile *
@@ -78,7 +78,7 @@ bm3d_job_trace (const bm3d_job *job, const char *format, ...)
 {
   va_list args;
 
-  if (!job->trace)
+  if (!job->env.cpu_trace)
     return;
   fputs ("trace ", stderr);
   va_start (args, format);

@@ -9,6 +9,7 @@
 
 #include "bm3d.h"
 #include "bm3d/bm3d_tables.h"
+#include "env.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -99,10 +100,10 @@ struct bm3d_job
    * BM3D_ERR_CANCELLED.  Call it from the calling thread only.  */
   int                 (*tick) (bm3d_job *job, double tile_fraction);
 
-  /* Non-zero when the environment sets BM3D_CPU_TRACE: the stages'
-   * and the bands' times go to stderr (bench/cpu-scaling.sh reads
-   * them).  */
-  int                   trace;
+  /* The environment's switches, read as the call started (env.h).
+   * With env.cpu_trace (BM3D_CPU_TRACE) the stages' and the bands'
+   * times go to stderr (bench/cpu-scaling.sh reads them).  */
+  bm3d_env              env;
 
   /* Private to the dispatcher and these helpers.  */
   double                tile_base;
@@ -122,7 +123,7 @@ const bm3d_noise_profile *bm3d_job_noise_profile (const bm3d_job *job);
 void   bm3d_job_message (bm3d_job *job, const char *format, ...)
   __attribute__ ((format (printf, 2, 3)));
 
-/* One "trace ..." line on stderr when job->trace is set (printf
+/* One "trace ..." line on stderr when job->env.cpu_trace is set (printf
  * style): measurements for the benchmarks, never for users.  */
 void   bm3d_job_trace (const bm3d_job *job, const char *format, ...)
   __attribute__ ((format (printf, 2, 3)));
