@@ -61,6 +61,7 @@ typedef struct
 } ProgressState;
 
 
+/* An environment switch: docs/environment.md lists them all.  */
 const gchar *
 bm3d_run_locale_dir (void)
 {
@@ -151,6 +152,7 @@ note_unmeasured (const bm3d_report *report,
     g_message ("%s", report->notice);
 }
 
+/* An environment switch: docs/environment.md lists them all.  */
 static gboolean
 stage_times_wanted (void)
 {
@@ -169,6 +171,7 @@ lap (StageTimes *times)
   return seconds;
 }
 
+/* An environment switch: docs/environment.md lists them all.  */
 static gint
 strip_rows (void)
 {

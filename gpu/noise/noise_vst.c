@@ -35,7 +35,7 @@
  *    changes by NLF_RANGE_MIN to NLF_RANGE_MAX.  */
 #include "config.h"
 
-#include "core/engine.h"
+#include "noise/noise.h"
 #include "noise/noise_vst.h"
 
 #include <math.h>
@@ -495,4 +495,45 @@ bm3d_vst_apply (const bm3d_image *in, bm3d_image *out,
           }
     }
   (void) threads;
+}
+
+/* A copy of `in` with its colour values through the level function's
+ * forward transform (bm3d_noise_profile's nlf), the variance-stabilised
+ * image camera mode filters; NULL when out of memory (with a message).
+ * Free with bm3d_stabilised_free.  */
+bm3d_image *
+bm3d_stabilised (const bm3d_image *in, const bm3d_noise_profile *profile,
+                 bm3d_job *job)
+{
+  size_t values = (size_t) in->width * in->height * in->channels;
+  bm3d_image *out = malloc (sizeof *out + sizeof (bm3d_vst));
+  bm3d_vst *vst = (bm3d_vst *) (out + 1);
+
+  if (out)
+    {
+      *out = *in;
+      out->stride = in->width * in->channels;
+      out->data = bm3d_alloc (job, values * sizeof (float));
+    }
+  if (!out || !out->data)
+    {
+      free (out);
+      bm3d_job_message (job, "out of memory for the stabilised image");
+      return NULL;
+    }
+  bm3d_vst_init (vst, profile, 1.0f, 0);
+  bm3d_vst_apply (in, out, (const float (*)[BM3D_VST_STEPS + 1]) vst->fwd,
+                  job->threads);
+  return out;
+}
+
+void
+bm3d_stabilised_free (bm3d_image *img, bm3d_job *job)
+{
+  if (!img)
+    return;
+  bm3d_free (job, img->data,
+             (size_t) img->width * img->height * img->channels
+             * sizeof (float));
+  free (img);
 }
