@@ -167,7 +167,7 @@ remove_plane (float *v)
 static double
 remove_plane_masked (float *v, const unsigned char *clip, int n)
 {
-  double m[3][3] = { { 0 } }, rhs[3] = { 0 }, coef[3], det, e = 0.0;
+  double m[3][3] = { { 0 } }, rhs[3] = { 0 }, coef[3] = { 0 }, e = 0.0;
 
   for (int y = 0; y < PE_BLOCK; y++)
     for (int x = 0; x < PE_BLOCK; x++)
@@ -182,20 +182,8 @@ remove_plane_masked (float *v, const unsigned char *clip, int n)
                 m[i][j] += b[i] * b[j];
             }
         }
-  det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
-        - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-        + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-  for (int k = 0; k < 3; k++)
-    {
-      double t[3][3];
-
-      memcpy (t, m, sizeof t);
-      for (int r = 0; r < 3; r++)
-        t[r][k] = rhs[r];
-      coef[k] = (t[0][0] * (t[1][1] * t[2][2] - t[1][2] * t[2][1])
-                 - t[0][1] * (t[1][0] * t[2][2] - t[1][2] * t[2][0])
-                 + t[0][2] * (t[1][0] * t[2][1] - t[1][1] * t[2][0])) / det;
-    }
+  /* At least 3 PE_BLOCK_AREA / 4 pixels: never singular.  */
+  bm3d_solve3 (m, rhs, coef);
   for (int y = 0; y < PE_BLOCK; y++)
     for (int x = 0; x < PE_BLOCK; x++)
       {

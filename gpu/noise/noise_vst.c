@@ -104,6 +104,30 @@ bm3d_truncated_normal (double p, double *ratio, double *shift)
   *shift = lambda;
 }
 
+/* Solve the 3x3 system m x = r (Cramer's rule); 0 when singular.  */
+int
+bm3d_solve3 (double m[3][3], const double *r, double *x)
+{
+  double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+               - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+               + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+
+  if (fabs (det) < 1e-12)
+    return 0;
+  for (int k = 0; k < 3; k++)
+    {
+      double t[3][3];
+
+      memcpy (t, m, sizeof t);
+      for (int i = 0; i < 3; i++)
+        t[i][k] = r[i];
+      x[k] = (t[0][0] * (t[1][1] * t[2][2] - t[1][2] * t[2][1])
+              - t[0][1] * (t[1][0] * t[2][2] - t[1][2] * t[2][0])
+              + t[0][2] * (t[1][0] * t[2][1] - t[1][1] * t[2][0])) / det;
+    }
+  return 1;
+}
+
 /* One block of channel c at (x0, y0): its noise variance and mean
  * brightness, corrected for clipping.  Returns 0 when too much of it is
  * clipped.  `trunc` holds bm3d_truncated_normal for p = k / NLF_AREA.  */
@@ -114,7 +138,7 @@ nlf_block (const bm3d_image *in, int c, int x0, int y0,
   double s = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
   double sv = 0, sxv = 0, syv = 0, svv = 0;
   int n = 0, low = 0, high = 0, clipped;
-  double m[3][3], rhs[3], coef[3], det, ssr;
+  double m[3][3], rhs[3], coef[3], ssr;
 
   for (int y = 0; y < NLF_BLOCK; y++)
     {
@@ -146,23 +170,8 @@ nlf_block (const bm3d_image *in, int c, int x0, int y0,
   m[1][0] = sx, m[1][1] = sxx, m[1][2] = sxy;
   m[2][0] = sy, m[2][1] = sxy, m[2][2] = syy;
   rhs[0] = sv, rhs[1] = sxv, rhs[2] = syv;
-  det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
-        - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-        + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-  if (fabs (det) < 1e-9)
+  if (!bm3d_solve3 (m, rhs, coef))
     return 0;
-  /* Cramer's rule: three unknowns.  */
-  for (int k = 0; k < 3; k++)
-    {
-      double t[3][3];
-
-      memcpy (t, m, sizeof t);
-      for (int r = 0; r < 3; r++)
-        t[r][k] = rhs[r];
-      coef[k] = (t[0][0] * (t[1][1] * t[2][2] - t[1][2] * t[2][1])
-                 - t[0][1] * (t[1][0] * t[2][2] - t[1][2] * t[2][0])
-                 + t[0][2] * (t[1][0] * t[2][1] - t[1][1] * t[2][0])) / det;
-    }
   /* The residual's sum of squares: sum v^2 - coef . rhs.  */
   ssr = svv - (coef[0] * rhs[0] + coef[1] * rhs[1] + coef[2] * rhs[2]);
   *var = (ssr > 0.0 ? ssr : 0.0) / (n - 3);
@@ -182,30 +191,6 @@ compare_double (const void *a, const void *b)
   double x = *(const double *) a, y = *(const double *) b;
 
   return x < y ? -1 : x > y;
-}
-
-/* Solve the 3x3 system m x = r (Cramer's rule); 0 when singular.  */
-static int
-solve3 (double m[3][3], const double *r, double *x)
-{
-  double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
-               - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-               + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-
-  if (fabs (det) < 1e-12)
-    return 0;
-  for (int k = 0; k < 3; k++)
-    {
-      double t[3][3];
-
-      memcpy (t, m, sizeof t);
-      for (int i = 0; i < 3; i++)
-        t[i][k] = r[i];
-      x[k] = (t[0][0] * (t[1][1] * t[2][2] - t[1][2] * t[2][1])
-              - t[0][1] * (t[1][0] * t[2][2] - t[1][2] * t[2][0])
-              + t[0][2] * (t[1][0] * t[2][1] - t[1][1] * t[2][0])) / det;
-    }
-  return 1;
 }
 
 /* The level function from the measured bins (level > 0, `count`
@@ -242,7 +227,7 @@ nlf_shape (const double *level, const int *count, float *nlf)
         last = i;
         used++;
       }
-  if (used < 3 || !solve3 (m, r, coef))
+  if (used < 3 || !bm3d_solve3 (m, r, coef))
     return 0;
   for (int i = 0; i < BM3D_NLF_BINS; i++)
     {
