@@ -34,6 +34,7 @@
 #include "bm3d-drawable.h"
 #include "bm3d-values.h"
 #include "bm3d-run.h"
+#include "bm3d-save.h"
 #include "bm3d-files.h"
 
 #define BM3D_FILES_ERROR (g_quark_from_static_string ("bm3d-files-error"))
@@ -150,7 +151,8 @@ tell (const gchar *file,
 /* Loads, denoises and saves one file; FALSE after telling why not.  */
 static gboolean
 denoise_file (const Bm3dFilePlan *file,
-              const Bm3dValues   *vals)
+              const Bm3dValues   *vals,
+              gint                png_level)
 {
   Bm3dImage     image;
   Bm3dDrawable  drawable;
@@ -184,7 +186,7 @@ denoise_file (const Bm3dFilePlan *file,
       tell (file->input, error->message);
       g_error_free (error);
     }
-  else if (! bm3d_file_save (image, drawable, file->output))
+  else if (! bm3d_save_result (image, drawable, file->output, png_level))
     {
       gchar *why = g_strdup_printf (_("cannot be saved as %s: %s"),
                                     file->output, bm3d_pdb_error ());
@@ -204,6 +206,7 @@ bm3d_files_denoise (const gchar *const *files,
                     gint                n_files,
                     const gchar        *out_dir,
                     const Bm3dValues   *vals,
+                    gint                png_level,
                     GError            **error)
 {
   GArray *plan;
@@ -232,7 +235,7 @@ bm3d_files_denoise (const gchar *const *files,
           tell (file->input, file->refusal);
           failed++;
         }
-      else if (! denoise_file (file, vals))
+      else if (! denoise_file (file, vals, png_level))
         failed++;
     }
   bm3d_files_plan_free (plan);
