@@ -32,11 +32,9 @@ while [ $# -gt 1 ]; do
   esac
 done
 [ $# -eq 1 ] || { sed -n '2,20p' "$0" >&2; exit 2; }
-build=$(cd "$1" && pwd)
 src=$(cd "$(dirname "$0")/.." && pwd)
-plugin=$build/plugin/bm3d-denoise-gimp
-photos=$build/bench/bm3d-batch-photos
-[ -x "$plugin" ] && [ -x "$photos" ] || { echo "build $build first" >&2; exit 1; }
+. "$src/bench/gimp-bench-lib.sh"
+build_folder "$1"
 if [ "$gimp3" = 1 ]; then
   gimp_console=${GIMP_CONSOLE:-gimp-console-3.0}
   script=bm3d-denoise-batch-gimp3.scm
@@ -45,16 +43,9 @@ else
   script=bm3d-denoise-batch.scm
 fi
 
-if [ -n "$keep" ]; then
-  work=$keep; mkdir -p "$work"
-else
-  work=$(mktemp -d "${TMPDIR:-/tmp}/bm3d-gimp-batch-stages.XXXXXX")
-  trap 'rm -rf "$work"' EXIT
-fi
 LC_ALL=C.UTF-8
 export LC_ALL
-
-. "$src/bench/gimp-bench-lib.sh"
+work_folder "$keep" bm3d-gimp-batch-stages
 install_plugin "$work" "$plugin"
 mkdir -p "$work/scripts" "$work/in"
 cp "$src/data/$script" "$work/scripts/"
@@ -106,9 +97,7 @@ stages ()
 
 median_of ()   # median_of COLUMN < rows
 {
-  awk -v c="$1" '{ print $c }' | sort -n \
-    | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2];
-                                  else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+  awk -v c="$1" '{ print $c }' | median
 }
 
 # size_ratio CASE: median over the PNG results of size / size at level 9.

@@ -5,6 +5,16 @@
 
 saved="python3 $top_srcdir/tests/gimp-saved.py"
 
+# The test's start: GIMP set up, and the inputs below made.
+setup_save_test ()
+{
+  require_tools
+  command -v python3 > /dev/null 2>&1 || skip_all "python3 not found"
+  setup_gimp
+  make_inputs
+  make_save_inputs
+}
+
 # The files, from make_inputs' noisy colour crop, in $work/save-in:
 #   a.png  8-bit RGB with an ICC profile, EXIF and a comment
 #   b.png  the same at 16 bits

@@ -9,11 +9,7 @@
 . "${top_srcdir:-.}/tests/gimp3-lib.sh"
 . "$top_srcdir/tests/gimp-save-lib.sh"
 
-require_tools
-command -v python3 > /dev/null 2>&1 || skip_all "python3 not found"
-setup_gimp
-make_inputs
-make_save_inputs
+setup_save_test
 mkdir -p "$work/white" "$work/camera" "$work/level9" "$work/level1"
 
 inputs=()
