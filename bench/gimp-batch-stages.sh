@@ -11,7 +11,9 @@
 # result's size is compared with the same photo's at level 9 (GIMP's own
 # default, what gimp-file-save wrote) when 9 is among the levels.  The
 # denoise is isoline (CPU), fast and deterministic, so that every level
-# compresses the same pixels.  Median over the photos of each case.
+# compresses the same pixels.  Median over the photos of each case.  On a
+# busy machine the wall seconds swell; the CPU seconds of the whole batch
+# (GIMP and every plug-in) a photo are steadier.
 #
 #   bench/gimp-batch-stages.sh [--count N] [--size WxH] [--levels "1 3 9"]
 #                              [--gimp3] [--keep DIR] BUILD_DIR
@@ -68,16 +70,28 @@ batch ()
   cp "$work/gimprc-plain" "$work/gimprc"
   [ -n "$level" ] && echo "(bm3d-png-compression \"$level\")" >> "$work/gimprc"
   local call="(script-fu-bm3d-denoise-batch \"$work/in/$pattern\" 20.0 3 \"$out\")"
+  # The CPU seconds of GIMP and all its plug-ins (bash's time counts
+  # the reaped descendants): steadier than wall time on a busy machine.
+  TIMEFORMAT="%U %S"
   if [ "$gimp3" = 1 ]; then
     rm -rf "$work/gimpdir3"
-    env GIMP3_DIRECTORY="$work/gimpdir3" BM3D_PLUGIN_TIMES=1 \
-      timeout 1800 "$gimp_console" -i -d -f --quit --gimprc="$work/gimprc" \
-      --batch-interpreter=plug-in-script-fu-eval -b "$call" \
-      > "$work/$case.log" 2>&1 || status=$?
+    { time env GIMP3_DIRECTORY="$work/gimpdir3" BM3D_PLUGIN_TIMES=1 \
+        timeout 1800 "$gimp_console" -i -d -f --quit \
+        --gimprc="$work/gimprc" --batch-interpreter=plug-in-script-fu-eval \
+        -b "$call" > "$work/$case.log" 2>&1 || status=$?; } 2> "$work/$case.cpu"
     [ "$status" = 0 ] || { sed 's/^/  /' "$work/$case.log" >&2; exit 1; }
   else
-    gimp "$work" "$work/$case.log" "$call" BM3D_PLUGIN_TIMES=1
+    { time gimp "$work" "$work/$case.log" "$call" BM3D_PLUGIN_TIMES=1; } \
+      2> "$work/$case.cpu"
   fi
+}
+
+# cpu_per_photo CASE: the batch's CPU seconds (user + system, GIMP and
+# its plug-ins, start-up included) over its photos.
+cpu_per_photo ()
+{
+  awk -v n="$(ls "$work/out-$1" | wc -l)" \
+    'END { printf "%.1f", ($1 + $2) / n }' "$work/$1.cpu"
 }
 
 # stages CASE: per photo "load denoise engine save beyond", from the log.
@@ -128,8 +142,8 @@ echo "== load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "Seconds per photo, median over the photos."
 echo
-echo "| case | load | denoise (engine) | save | beyond the engine | MB a file | size / level 9 |"
-echo "|---|---|---|---|---|---|---|"
+echo "| case | load | denoise (engine) | save | beyond the engine | CPU s a photo | MB a file | size / level 9 |"
+echo "|---|---|---|---|---|---|---|---|"
 for case in $cases; do
   rows=$(stages "$case")
   [ -n "$rows" ] || { echo "no stage times in $work/$case.log" >&2; exit 1; }
@@ -137,9 +151,10 @@ for case in $cases; do
        | median_of 1 | awk '{ printf "%.1f", $1 / 1e6 }')
   ratio=-
   case $case in png-*) ratio=$(size_ratio "$case") ;; esac
-  printf '| %s | %.2f | %.2f (%.2f) | %.2f | %.2f | %s | %s |\n' \
+  printf '| %s | %.2f | %.2f (%.2f) | %.2f | %.2f | %s | %s | %s |\n' \
     "$(echo "$case" | sed 's/^png-/PNG, level /; s/^jpeg$/JPEG/')" \
     "$(echo "$rows" | median_of 1)" "$(echo "$rows" | median_of 2)" \
     "$(echo "$rows" | median_of 3)" "$(echo "$rows" | median_of 4)" \
-    "$(echo "$rows" | median_of 5)" "$mb" "$ratio"
+    "$(echo "$rows" | median_of 5)" "$(cpu_per_photo "$case")" "$mb" \
+    "$ratio"
 done
