@@ -84,4 +84,4 @@ EXTRA_DIST += bench/estimator-frame.py
 
 # The plug-in's own cost inside GIMP 2.10 (BM3D_PLUGIN_PASSTHROUGH).
 EXTRA_DIST += bench/plugin-cost.sh bench/gimp-batch-cost.sh bench/gimp-bench-lib.sh \
-	bench/gimp-batch-stages.sh
+	bench/gimp-batch-stages.sh bench/gimp-png-levels.sh
