@@ -103,7 +103,8 @@ int          bm3d_option_accepts    (const bm3d_option *option,
                                      double             value);
 
 /* The range as a message says it: "9 to 75", "0.25 to 4", "above 0
- * and at most 255"; a choice lists its nicks ("auto, cpu or cuda").  Returns what snprintf does.  */
+ * and at most 255"; a choice lists its nicks ("auto, cpu or cuda").
+ * Returns what snprintf does.  */
 int          bm3d_option_range_text (const bm3d_option *option,
                                      char              *text,
                                      size_t             text_len);

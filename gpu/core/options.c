@@ -32,7 +32,8 @@
 
 static const bm3d_option_choice mode_choices[] =
 {
-  { "bm3d",      BM3D_MODE_BM3D,      N_("BM3D (two phases; CBM3D for colour)") },
+  { "bm3d",      BM3D_MODE_BM3D,
+    N_("BM3D (two phases; CBM3D for colour)") },
   { "bm3d-fast", BM3D_MODE_BM3D_FAST, N_("BM3D, first phase only (faster)") },
   { "nlm",       BM3D_MODE_NLM,       N_("Non-local means") },
   { "isoline",   BM3D_MODE_ISOLINE,   N_("Isoline") }
@@ -48,7 +49,8 @@ static const bm3d_option_choice backend_choices[] =
 static const bm3d_option_choice noise_choices[] =
 {
   { "white",  BM3D_NOISE_WHITE,   N_("White noise (sigma)") },
-  { "camera", BM3D_NOISE_PROFILE, N_("Camera noise (estimated from the photo)") }
+  { "camera", BM3D_NOISE_PROFILE,
+    N_("Camera noise (estimated from the photo)") }
 };
 
 static const bm3d_option_choice variant_choices[] =
@@ -66,7 +68,8 @@ const bm3d_option bm3d_options[BM3D_OPTION_COUNT] =
   [BM3D_OPTION_SIGMA] =
   { "sigma", BM3D_OPTION_REAL, BM3D_SIGMA_MIN_EXCLUSIVE, BM3D_SIGMA_MAX,
     1, 0, 25.0,
-    N_("White noise: its standard deviation on the 0..255 scale"),
+    N_("White noise: its standard deviation on the 0..255 scale, above 0 "
+       "and at most 255"),
     NULL, 0 },
   [BM3D_OPTION_MODE] =
   { "mode", BM3D_OPTION_CHOICE, BM3D_MODE_BM3D, BM3D_MODE_ISOLINE,
