@@ -200,41 +200,25 @@ advanced_changed (Dialog *d)
   dialog_changed (d);
 }
 
-/* A combo of "Default" and the powers of two up to `max`.  */
+/* A combo of "Default" (0) and every value `option` takes: the powers
+ * of two of a group size, each step.  */
 static GtkWidget *
-group_combo_new (gint32 *value)
+values_combo_new (const bm3d_option *option,
+                  gint32            *value)
 {
   GtkWidget *combo = gimp_int_combo_box_new (_("Default"), 0, NULL);
   gint       n;
 
-  for (n = 1; n <= BM3D_VALUES_OPTION (GROUP_MAX_HARD)->max; n *= 2)
-    {
-      gchar *label = g_strdup_printf ("%d", n);
+  for (n = (gint) option->min; n <= option->max; n++)
+    if (bm3d_option_accepts (option, n))
+      {
+        gchar *label = g_strdup_printf ("%d", n);
 
-      gimp_int_combo_box_append (GIMP_INT_COMBO_BOX (combo),
-                                 GIMP_INT_STORE_VALUE, n,
-                                 GIMP_INT_STORE_LABEL, label, -1);
-      g_free (label);
-    }
-  combo_bind (combo, value);
-  return combo;
-}
-
-static GtkWidget *
-step_combo_new (gint32 *value)
-{
-  GtkWidget *combo = gimp_int_combo_box_new (_("Default"), 0, NULL);
-  gint       n;
-
-  for (n = 1; n <= BM3D_VALUES_OPTION (STEP)->max; n++)
-    {
-      gchar *label = g_strdup_printf ("%d", n);
-
-      gimp_int_combo_box_append (GIMP_INT_COMBO_BOX (combo),
-                                 GIMP_INT_STORE_VALUE, n,
-                                 GIMP_INT_STORE_LABEL, label, -1);
-      g_free (label);
-    }
+        gimp_int_combo_box_append (GIMP_INT_COMBO_BOX (combo),
+                                   GIMP_INT_STORE_VALUE, n,
+                                   GIMP_INT_STORE_LABEL, label, -1);
+        g_free (label);
+      }
   combo_bind (combo, value);
   return combo;
 }
@@ -434,7 +418,9 @@ advanced_combos_new (Dialog    *d,
 {
   Bm3dValues *v = d->values;
 
-  d->group_hard_combo = group_combo_new (&v->group_max_hard);
+  d->group_hard_combo =
+    values_combo_new (BM3D_VALUES_OPTION (GROUP_MAX_HARD),
+                      &v->group_max_hard);
   advanced_row (table, 1, _("_Group size, first phase:"),
                 d->group_hard_combo,
                 _("Most patches stacked into one group in the "
@@ -442,7 +428,9 @@ advanced_combos_new (Dialog    *d,
   g_signal_connect_swapped (d->group_hard_combo, "changed",
                             G_CALLBACK (dialog_changed), d);
 
-  d->group_wiener_combo = group_combo_new (&v->group_max_wiener);
+  d->group_wiener_combo =
+    values_combo_new (BM3D_VALUES_OPTION (GROUP_MAX_WIENER),
+                      &v->group_max_wiener);
   advanced_row (table, 2, _("Group size, _Wiener phase:"),
                 d->group_wiener_combo,
                 _("Most patches stacked into one group in the Wiener "
@@ -451,7 +439,7 @@ advanced_combos_new (Dialog    *d,
   g_signal_connect_swapped (d->group_wiener_combo, "changed",
                             G_CALLBACK (dialog_changed), d);
 
-  d->step_combo = step_combo_new (&v->step);
+  d->step_combo = values_combo_new (BM3D_VALUES_OPTION (STEP), &v->step);
   advanced_row (table, 3, _("Reference s_tep:"), d->step_combo,
                 _("Distance in pixels between reference patches, in both "
                   "phases (default 3).  1 is the slowest and finest."));
