@@ -449,7 +449,7 @@ camera_profile (const Options *opt, const bm3d_image *in,
       /* A photograph whose noise could not be measured is not returned
        * as it came in silence.  */
       if (report.noise_unmeasured)
-        message ("%s: %s", opt->input, report.notice);
+        cli_message ("%s: %s", opt->input, report.notice);
     }
   params->profile = profile;
   if (opt->verbose)
