@@ -33,4 +33,6 @@ gpu_libbm3d_a_SOURCES = \
 	gpu/noise/noise_estimate.c \
 	gpu/noise/noise_profile.c \
 	gpu/noise/noise_profile_estimate.c \
-	gpu/noise/clipped_noise.c
+	gpu/noise/clipped_noise.c \
+	gpu/noise/noise_vst.c \
+	gpu/noise/noise_vst.h

@@ -59,7 +59,9 @@ tests_engine_estimate_SOURCES = tests/engine-estimate.c tests/engine-tap.h \
 tests_engine_estimate_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
 tests_engine_estimate_LDADD = $(IMAGE_IO_LIBS) $(ENGINE_TEST_LIBS)
 EXTRA_DIST += tests/data/coffee.png tests/data/chelsea.png \
-	tests/data/brick.png tests/data/gravel.png
+	tests/data/brick.png tests/data/gravel.png \
+	tests/data/dark-coffee-noisy.png tests/data/dark-coffee-clean.png \
+	tests/make-dark-photo.py
 
 # Noise profiles: the model, the text file, the estimator on synthetic
 # correlated noise and camera mode against white mode.
