@@ -6,6 +6,13 @@
 #   bash quickstart.sh            # install packages, build into _build, demo
 #   QUICKSTART_NO_APT=1 bash quickstart.sh   # skip the package install
 #   QUICKSTART_GIMP=2|3 bash quickstart.sh   # choose the GIMP yourself
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 set -euo pipefail
 cd "$(dirname "$0")"
 top=$(pwd)

@@ -12,6 +12,13 @@
 # call alone is timed in the same run by bm3d-preview-bench, so that the
 # figures can be compared on a shared machine.
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   bench/dialog-latency.sh [BUILD-DIR] [REPEAT]
 #
 # Needs what tests/gimp-dialog.sh needs (GIMP, xvfb-run, xdotool).

@@ -1,5 +1,12 @@
 # The CUDA backend; without CUDA, stubs with the same entry points.
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 # nvcc builds one fat object: machine code for Turing (sm_75), Ampere
 # (sm_80, sm_86), Ada (sm_89) and Hopper (sm_90), plus compute_90 PTX
 # that newer GPUs compile when loaded.  NVCC_GENCODE may be given on

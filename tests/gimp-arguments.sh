@@ -8,6 +8,13 @@
 # saved by an interactive run (set here through the PDB, as the dialog
 # cannot run headless), ignores damaged or foreign ones, and a
 # non-interactive run does not change them.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-.}/tests/gimp-lib.sh"
 
 require_tools

@@ -13,6 +13,13 @@
 # refused with a message and the image unchanged; RUN-WITH-LAST-VALS
 # takes the saved strengths; script-fu-bm3d-denoise-camera-batch
 # denoises a folder.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-.}/tests/gimp-lib.sh"
 
 require_tools

@@ -6,6 +6,13 @@
 # one line each while the others are still done; an input is never
 # overwritten (output folder = input folder, two inputs of one name);
 # a missing output folder is refused.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-.}/tests/gimp-lib.sh"
 
 require_tools

@@ -6,6 +6,13 @@
 # runs mode 3 over a folder, and denoising in strips of 40 rows (each
 # read with more context than the filter reaches) gives the one-piece
 # result bit for bit.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-.}/tests/gimp-lib.sh"
 
 require_tools

@@ -1,5 +1,12 @@
 # Shared by the tests/gimp-*.sh tests; sourced, not run.
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 # Each test installs the freshly built plug-in into a folder of its own
 # (never the build folder: GIMP would try to run everything in it), runs
 # real GIMP headless with an isolated configuration, and reads GIMP's

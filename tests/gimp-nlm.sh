@@ -5,6 +5,13 @@
 # input, alpha comes back bit-exact, a selection leaves every pixel
 # outside it bit-exact, strips of 40 rows give exactly the one-piece
 # result, and the Script-Fu batch runs mode 2.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-.}/tests/gimp-lib.sh"
 
 require_tools

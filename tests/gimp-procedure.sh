@@ -4,6 +4,13 @@
 # float linear light: the result is as good as the command's on the same
 # noisy input, alpha comes back bit-exact, and with a selection every
 # pixel outside it comes back bit-exact.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-.}/tests/gimp-lib.sh"
 
 require_tools

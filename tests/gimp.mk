@@ -3,6 +3,13 @@
 # xvfb-run and xdotool).  Each test installs the built plug-in into a
 # folder of its own first; see tests/gimp-lib.sh (GIMP 2.10) and
 # tests/gimp3-lib.sh (GIMP 3).
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 GIMP_TESTS = \
 	tests/gimp-procedure.sh \
 	tests/gimp-strips.sh \

@@ -10,6 +10,13 @@
 # damaged ones, and neither a non-interactive run nor its arguments
 # change them; a script's call never picks up saved expert options.
 # Messages come in German with LANGUAGE=de.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-.}/tests/gimp3-lib.sh"
 
 require_tools

@@ -18,6 +18,13 @@
 # A screenshot of the first dialog, expert options open, is kept
 # (BM3D_DIALOG_SCREENSHOT=FILE copies it out).  Skipped without
 # xvfb-run, xdotool, dbus-run-session and ImageMagick's import.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-.}/tests/gimp3-lib.sh"
 
 title='^BM3D Denoise$'

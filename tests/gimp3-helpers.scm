@@ -3,6 +3,13 @@
 ; each batch command runs in a fresh interpreter, which loads it.
 ;
 ; Copyright (C) 2026 The BM3D Denoise for GIMP authors
+;
+; This program is free software: you can redistribute it and/or modify
+; it under the terms of the GNU General Public License as published by
+; the Free Software Foundation; either version 3 of the License, or
+; (at your option) any later version.
+;
+; Copyright (C) 2026 The BM3D Denoise for GIMP authors
 ; GPL version 3 or later.
 
 (define (t-load file)

@@ -2,6 +2,13 @@
 # run.  Builds on tests/gimp-lib.sh (TAP, checks, inputs, the command's
 # results) and replaces how GIMP is installed into and run:
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 # - GIMP 3's batch mode needs --batch-interpreter, and ends with --quit;
 #   a failing batch command skips the rest and makes GIMP exit 70, so a
 #   call expected to fail is caught inside Script-Fu (t-try).

@@ -5,6 +5,13 @@
 # pixels on the same input, every result is as good as the command's,
 # alpha comes back bit-exact, and with a selection every pixel outside it
 # comes back bit-exact.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-.}/tests/gimp3-lib.sh"
 
 require_tools

@@ -1,6 +1,13 @@
 /* The engine's dispatcher: checks the call, picks the backend, falls back
  * from CUDA to the CPU, and feeds the backend tile by tile in a planar,
- * colour-transformed form.  The algorithms live in their backends.  */
+ * colour-transformed form.  The algorithms live in their backends.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.  */
 #include "config.h"
 
 #include "engine.h"

@@ -1,6 +1,13 @@
 /* The engine's inside: the algorithms the dispatcher (engine.c) knows,
  * each a pair of backends with the same steps, and the tiler they share.
- * Not installed; the plug-in and the command use bm3d.h alone.  */
+ * Not installed; the plug-in and the command use bm3d.h alone.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.  */
 #ifndef BM3D_ENGINE_H
 #define BM3D_ENGINE_H
 

@@ -2,7 +2,14 @@
  * the processed noise of a camera, whose profile needs a gain), the
  * white sigma that suits it, and the two public estimates.  The
  * estimators themselves are noise_estimate.c (white) and
- * noise_profile_estimate.c (profiles).  */
+ * noise_profile_estimate.c (profiles).
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.  */
 #include "config.h"
 
 #include "core/engine.h"
