@@ -5,13 +5,6 @@
  * pairs the lag has inside the block, computed three ways on the same
  * blocks:
  *
- * Copyright (C) 2026 The BM3D Denoise for GIMP authors
- *
- * This program is free software: you can redistribute it and/or modify
- * it under the terms of the GNU General Public License as published by
- * the Free Software Foundation; either version 3 of the License, or
- * (at your option) any later version.
- *
  *   direct   the engine's own kernel, block_autocov in
  *            gpu/noise/noise_profile_cuda.cu (called, not copied): a thread
  *            per lag, sums in double in the host's order;

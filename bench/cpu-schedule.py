@@ -25,9 +25,6 @@
 #              in one pool, phase by phase (the backend now);
 #   ideal      all work divided evenly (no schedule can do better).
 # The trace must come from a one-thread run, where tiles go one by one.
-#
-# Copyright (C) 2026 The BM3D Denoise for GIMP authors
-# GPL-3.0-or-later.
 import heapq
 import re
 import sys

@@ -15,8 +15,7 @@
  *   staged     pageable memory through two pinned chunks: the host's
  *              memcpy into one chunk while the other is copied
  *
- * GB/s are 1e9 bytes a second.  Copyright (C) 2026 The BM3D Denoise for
- * GIMP authors; GPL 3 or later (see COPYING).
+ * GB/s are 1e9 bytes a second.
  *
  *   bm3d-transfer-bench [MiB ...]        (default: 144 1200)  */
 #include <cuda_runtime.h>

@@ -8,9 +8,6 @@
 ; it under the terms of the GNU General Public License as published by
 ; the Free Software Foundation; either version 3 of the License, or
 ; (at your option) any later version.
-;
-; Copyright (C) 2026 The BM3D Denoise for GIMP authors
-; GPL version 3 or later.
 
 (define (t-load file)
   (car (gimp-file-load RUN-NONINTERACTIVE file)))
