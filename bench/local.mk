@@ -34,7 +34,6 @@ noinst_PROGRAMS += bench/bm3d-autocov-bench
 bench_bm3d_autocov_bench_SOURCES = bench/autocov-bench.cu
 bench_bm3d_autocov_bench_LDADD = gpu/libbm3d.a $(CUDA_LIBS) $(CUFFT_LIBS) \
 	$(OPENMP_CFLAGS) -lm
-bench/autocov-bench.o: gpu/noise/noise_profile_cuda.cuh gpu/bm3d.h
 
 # What moving an image between host and device costs (pageable, pinned,
 # registered, staged).

@@ -41,17 +41,20 @@ NVCC_BUILD_FLAGS = -std=c++17 -O3 -lineinfo $(NVCC_GENCODE) \
 	-I$(top_srcdir)/gpu -I$(top_builddir)
 
 # Header dependencies come from nvcc itself (-MD -MF), written beside
-# each object as .cu.d and read back on the next make.
+# each object as .o.d and read back on the next make; -MP adds an empty
+# rule for each header, so a header removed or renamed does not stop
+# make.  The benchmarks' CUDA objects (bench/local.mk) are read too.
 SUFFIXES += .cu
 .cu.o:
 	$(AM_V_GEN)$(NVCC) $(NVCC_BUILD_FLAGS) $(NVCCFLAGS) \
-	  -MD -MF $@.d -c -o $@ $<
+	  -MD -MP -MF $@.d -c -o $@ $<
 
 CUDA_OBJECTS = gpu/core/cuda_device.o gpu/core/cuda_tiled_image.o \
 	gpu/bm3d/bm3d_cuda.o gpu/bm3d/bm3d_cuda_match.o \
 	gpu/bm3d/bm3d_cuda_match_rows.o gpu/bm3d/bm3d_cuda_filter.o \
 	gpu/bm3d/bm3d_cuda_aggregate.o gpu/noise/noise_profile_cuda.o \
-	gpu/nlm/nlm_cuda.o gpu/isoline/isoline_cuda.o
+	gpu/nlm/nlm_cuda.o gpu/isoline/isoline_cuda.o \
+	bench/autocov-bench.o bench/transfer-bench.o
 -include $(CUDA_OBJECTS:.o=.o.d)
 CLEANFILES += $(CUDA_OBJECTS:.o=.o.d)
 else
