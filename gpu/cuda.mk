@@ -7,10 +7,11 @@
 # the Free Software Foundation; either version 3 of the License, or
 # (at your option) any later version.
 #
-# nvcc builds one fat object: machine code for Turing (sm_75), Ampere
-# (sm_80, sm_86), Ada (sm_89) and Hopper (sm_90), plus compute_90 PTX
-# that newer GPUs compile when loaded.  NVCC_GENCODE may be given on
-# make's command line to build for fewer GPUs (CI compiles for one).
+# nvcc builds one fat object: machine code for each GPU generation that
+# configure's --with-cuda-arch names (by default Turing sm_75, Ampere
+# sm_80 and sm_86, Ada sm_89 and Hopper sm_90), plus PTX of the newest
+# that later GPUs compile when loaded; NVCC_GENCODE comes from configure
+# and may also be given on make's command line.
 # The runtime is linked statically (CUDA_LIBS), so only the NVIDIA
 # driver is needed at run time.
 if HAVE_CUDA
@@ -30,12 +31,6 @@ gpu_libbm3d_a_SOURCES += \
 	gpu/nlm/nlm_cuda.cu \
 	gpu/isoline/isoline_cuda.cu
 
-NVCC_GENCODE = \
-	-gencode arch=compute_75,code=sm_75 \
-	-gencode arch=compute_80,code=sm_80 \
-	-gencode arch=compute_86,code=sm_86 \
-	-gencode arch=compute_89,code=sm_89 \
-	-gencode arch=compute_90,code=[sm_90,compute_90]
 NVCC_BUILD_FLAGS = -std=c++17 -O3 -lineinfo $(NVCC_GENCODE) \
 	-Xcompiler -Wall,-Wextra,-Wno-unused-parameter $(NVCC_WERROR) \
 	-I$(top_srcdir)/gpu -I$(top_builddir)
