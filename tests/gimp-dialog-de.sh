@@ -20,7 +20,7 @@ inner ()
   local log=$1 gimp_pid window i
   shift
   gimp_runs=0
-  # gimp-lib.sh chose English; this GIMP speaks German.
+  # gimp-checks.sh chose English; this GIMP speaks German.
   LANGUAGE=de run_gimp "$log" "$@" &
   gimp_pid=$!
   window=$(timeout 180 xdotool search --sync --name "$title" 2> /dev/null \

@@ -24,18 +24,10 @@ layouts="rgb rgba gray graya"
 precisions="u8 f32"
 sel_x=37 sel_y=21 sel_w=50 sel_h=61
 
-precision_constant ()
-{
-  case $1 in
-    u8) echo PRECISION-U8-GAMMA ;;
-    f32) echo PRECISION-FLOAT-GAMMA ;;
-  esac
-}
-
 exprs=()
 for layout in $layouts; do
   for precision in $precisions; do
-    p=$(precision_constant "$precision")
+    eval "p=\$$precision"
     in="$work/noisy-$layout.png"
     exprs+=("(t-denoise \"$in\" $p #f RUN-NONINTERACTIVE $sigma 3 0
               \"$work/$layout-$precision-before.raw\"
