@@ -175,17 +175,17 @@ estimate_sigma (GeglBuffer          *source,
                 GError             **error)
 {
   GeglRectangle  sample_rect;
-  Bm3dPixels    *sample;
+  Bm3dFloatRect *sample;
   bm3d_report    report;
   gfloat         sigma;
   gboolean       ok;
 
   bm3d_estimate_rect (area, &sample_rect);
-  sample = bm3d_pixels_read (source, layout, &sample_rect, error);
+  sample = bm3d_float_rect_read (source, layout, &sample_rect, error);
   if (! sample)
     return FALSE;
   ok = bm3d_render_estimate (sample, params, &sigma, &report, NULL, error);
-  bm3d_pixels_unref (sample);
+  bm3d_float_rect_unref (sample);
   if (! ok)
     return FALSE;
 
@@ -210,18 +210,18 @@ estimate_profile (GeglBuffer          *source,
                   GError             **error)
 {
   GeglRectangle  sample_rect;
-  Bm3dPixels    *sample;
+  Bm3dFloatRect *sample;
   bm3d_report    report;
   gfloat         luma, chroma;
   gboolean       ok;
 
   bm3d_estimate_rect (area, &sample_rect);
-  sample = bm3d_pixels_read (source, layout, &sample_rect, error);
+  sample = bm3d_float_rect_read (source, layout, &sample_rect, error);
   if (! sample)
     return FALSE;
   ok = bm3d_render_estimate_profile (sample, params, profile, &report, NULL,
                                      error);
-  bm3d_pixels_unref (sample);
+  bm3d_float_rect_unref (sample);
   if (! ok)
     return FALSE;
 
@@ -288,17 +288,17 @@ denoise_in_strips (Bm3dDrawable         drawable,
   gboolean       ok = TRUE;
   /* One input and one output serve every strip, made for the largest
    * context at once.  */
-  Bm3dPixels    *input = NULL;
-  Bm3dPixels    *output = NULL;
+  Bm3dFloatRect *input = NULL;
+  Bm3dFloatRect *output = NULL;
   GeglRectangle  largest;
 
   params->progress = progress_update;
   params->progress_data = &progress;
   if (largest_context (source, layout, area, rows, params, &largest))
-    ok = ((input = bm3d_pixels_new_spare (&largest, layout->channels,
-                                          error))
-          && (output = bm3d_pixels_new_spare (&largest, layout->channels,
-                                              error)));
+    ok = ((input = bm3d_float_rect_new_spare (&largest, layout->channels,
+                                              error))
+          && (output = bm3d_float_rect_new_spare (&largest, layout->channels,
+                                                  error)));
 
   for (strip.y = area->y; ok && strip.y < end; strip.y += rows)
     {
@@ -313,8 +313,8 @@ denoise_in_strips (Bm3dDrawable         drawable,
       ok = (bm3d_context_for (gegl_buffer_get_extent (source), &strip,
                               layout->channels - (layout->has_alpha ? 1 : 0),
                               params, &context, error)
-            && (input = bm3d_pixels_read_reusing (input, source, layout,
-                                                  &context, error)));
+            && (input = bm3d_float_rect_read_reusing (input, source, layout,
+                                                      &context, error)));
       times->read += lap (times);
       ok = ok && bm3d_render_area (input, &strip, params, &output, &report,
                                    NULL, error);
@@ -326,15 +326,15 @@ denoise_in_strips (Bm3dDrawable         drawable,
           if (report.fell_back)
             params->backend = BM3D_BACKEND_CPU;
           gegl_buffer_set (shadow, &strip, 0, layout->format,
-                           bm3d_pixels_at (output, strip.x, strip.y),
-                           bm3d_pixels_rowstride (output));
+                           bm3d_float_rect_at (output, strip.x, strip.y),
+                           bm3d_float_rect_rowstride (output));
           /* Send the strip to GIMP now rather than keep it here.  */
           gegl_buffer_flush (shadow);
           times->write += lap (times);
         }
     }
-  bm3d_pixels_unref (input);
-  bm3d_pixels_unref (output);
+  bm3d_float_rect_unref (input);
+  bm3d_float_rect_unref (output);
   g_object_unref (shadow);
 
   if (! ok)

@@ -8,6 +8,7 @@
 # (at your option) any later version.
 ENGINE_TESTS = \
 	tests/engine-tables \
+	tests/engine-options \
 	tests/engine-match \
 	tests/engine-threads \
 	tests/engine-edge \
@@ -28,6 +29,9 @@ ENGINE_TEST_LIBS = gpu/libbm3d.a $(CUDA_LIBS) $(OPENMP_CFLAGS) -lm
 
 tests_engine_tables_SOURCES = tests/engine-tables.c tests/engine-tap.h
 tests_engine_tables_LDADD = $(ENGINE_TEST_LIBS)
+
+tests_engine_options_SOURCES = tests/engine-options.c tests/engine-tap.h
+tests_engine_options_LDADD = $(ENGINE_TEST_LIBS)
 
 tests_engine_match_SOURCES = tests/engine-match.c tests/engine-tap.h
 tests_engine_match_LDADD = $(ENGINE_TEST_LIBS)
