@@ -32,6 +32,7 @@
 #include "bm3d-values.h"
 #include "bm3d-run.h"
 #include "bm3d-files.h"
+#include "bm3d-save.h"
 #include "bm3d-dialog.h"
 
 static void      query            (void);
@@ -479,10 +480,14 @@ run_files (const gchar      *name,
   /* A file that cannot be loaded or saved is told once, on our one line
    * (bm3d-files.c), not by GIMP as well.  */
   gimp_plugin_set_pdb_error_handler (GIMP_PDB_ERROR_HANDLER_PLUGIN);
+  /* No argument chooses the PNG level: Script-Fu in GIMP 2.10 refuses a
+   * call short of one, so one would break every existing script.  The
+   * gimprc setting does (bm3d-save.h).  */
   failed = bm3d_files_denoise ((const gchar *const *)
                                param[2].data.d_stringarray,
                                param[1].data.d_int32,
-                               param[3].data.d_string, &vals, &error);
+                               param[3].data.d_string, &vals,
+                               bm3d_save_png_level (-1), &error);
   if (failed < 0)
     {
       set_error_return (values, nreturn_vals, GIMP_PDB_CALLING_ERROR,

@@ -37,6 +37,7 @@
 #include "bm3d-values.h"
 #include "bm3d-run.h"
 #include "bm3d-files.h"
+#include "bm3d-save.h"
 #include "bm3d-dialog.h"
 
 #define BM3D_GIMP3_ERROR (g_quark_from_static_string ("bm3d-gimp3-error"))
@@ -439,6 +440,7 @@ bm3d_run_files (GimpProcedure        *procedure,
   gchar       *out_dir = NULL;
   gchar       *problem;
   GError      *error = NULL;
+  gint         png_level;
   gint         failed;
 
   gegl_init (NULL, NULL);
@@ -456,10 +458,12 @@ bm3d_run_files (GimpProcedure        *procedure,
       return return_error (procedure, GIMP_PDB_CALLING_ERROR, error);
     }
 
-  g_object_get (config, "files", &files, "out-dir", &out_dir, NULL);
+  g_object_get (config, "files", &files, "out-dir", &out_dir,
+                "png-compression", &png_level, NULL);
   failed = bm3d_files_denoise ((const gchar *const *) files,
                                files ? (gint) g_strv_length (files) : 0,
-                               out_dir, &vals, &error);
+                               out_dir, &vals,
+                               bm3d_save_png_level (png_level), &error);
   if (failed > 0)
     error = g_error_new (BM3D_GIMP3_ERROR, 0,
                          _("BM3D batch: %d of %d files failed"), failed,
@@ -525,6 +529,15 @@ files_procedure_new (GimpPlugIn  *plug_in,
   for (i = 0; i < G_N_ELEMENTS (arguments); i++)
     if (! arguments[i].aux)
       add_argument (procedure, &arguments[i]);
+  /* Last, so that calls made before it keep working (bm3d-save.h).  */
+  gimp_procedure_add_int_argument (procedure, "png-compression",
+                                   _("PNG compression"),
+                                   _("The zlib level of PNG results, 0 "
+                                     "(fastest) to 9 (smallest); -1: the "
+                                     "gimprc setting bm3d-png-compression, "
+                                     "else 3"),
+                                   -1, BM3D_SAVE_PNG_LEVEL_MAX, -1,
+                                   G_PARAM_READWRITE);
   return procedure;
 }
 

@@ -136,8 +136,8 @@ note_fall_back (const bm3d_report *report,
 }
 
 /* An environment switch: docs/environment.md lists them all.  */
-static gboolean
-stage_times_wanted (void)
+gboolean
+bm3d_run_times_wanted (void)
 {
   const gchar *value = g_getenv ("BM3D_PLUGIN_TIMES");
 
@@ -394,7 +394,7 @@ bm3d_run_denoise (Bm3dDrawable       drawable,
 
       ok = denoise_in_strips (drawable, source, &layout, &area, &params,
                               run_mode, &times, error);
-      if (ok && stage_times_wanted ())
+      if (ok && bm3d_run_times_wanted ())
         g_printerr ("%s: %d x %d: read %.3f s, %s %.3f s, write %.3f s, "
                     "merge %.3f s\n", PLUG_IN_BINARY, area.width,
                     area.height, times.read,
