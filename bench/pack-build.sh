@@ -6,6 +6,13 @@
 # runs on another x86-64 Linux machine with an NVIDIA driver but no
 # compiler or -dev packages.  There, from the source tree:
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   mkdir -p /tmp/b && tar xJf DEST/programs.tar.xz -C /tmp/b
 #   export LD_LIBRARY_PATH=/tmp/b/lib
 #   top_builddir=/tmp/b top_srcdir=. sh tests/gpu-tests.sh

@@ -5,6 +5,13 @@
 # two shared real photographs (when ../shared is there) a result well
 # above the noisy input, for camera mode and for white CBM3D at
 # --sigma auto, where white CBM3D at the old --sigma auto stayed at it.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/cli-lib.sh"
 
 cmd=$BM3D_DENOISE
