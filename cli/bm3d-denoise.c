@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -262,23 +263,32 @@ write_output (const Options *opt, Image *img, const Image *in)
   return 0;
 }
 
-/* Catches a bad output name, or an output that is the input by any
- * path, before any long computation.  */
+/* Catches a bad output name before any long computation: 0, or the
+ * exit status.  A folder as OUTPUT, or OUTPUT the input by any path, is
+ * a usage error (the command line must change); a name no format
+ * writes is a runtime error, as it always was.  */
 static int
 check_output_name (const Options *opt)
 {
   char error[512];
+  struct stat st;
 
-  if (image_check_path (opt->output, error, sizeof error) < 0)
+  if (stat (opt->output, &st) == 0 && S_ISDIR (st.st_mode))
     {
-      cli_message ("%s", error);
-      return -1;
+      cli_message ("%s: is a folder; to denoise into a folder, give it as "
+                   "-o %s before the input files", opt->output, opt->output);
+      return EXIT_USAGE;
     }
   if (output_file_is_input (opt->output, opt->input))
     {
       cli_message ("%s: is the input file %s; an input is never overwritten "
                "(choose another output name)", opt->output, opt->input);
-      return -1;
+      return EXIT_USAGE;
+    }
+  if (image_check_path (opt->output, error, sizeof error) < 0)
+    {
+      cli_message ("%s", error);
+      return EXIT_RUNTIME;
     }
   return 0;
 }
@@ -348,7 +358,9 @@ run_add_noise (const Options *opt, int convert_only)
   Image img;
   int status;
 
-  if (check_output_name (opt) < 0 || read_input (opt->input, &img) < 0)
+  if ((status = check_output_name (opt)) != 0)
+    return status;
+  if (read_input (opt->input, &img) < 0)
     return EXIT_RUNTIME;
   if (check_input_image (opt, &img) < 0)
     {
@@ -510,8 +522,10 @@ run_denoise (const Options *opt)
   double t0 = now_seconds (), t_read, t_write, t_startup = 0.0;
   int result = EXIT_RUNTIME;
 
-  if (check_output_name (opt) < 0
-      || (opt->profile_out && check_profile_name (opt->profile_out) < 0)
+  if ((result = check_output_name (opt)) != 0)
+    return result;
+  result = EXIT_RUNTIME;
+  if ((opt->profile_out && check_profile_name (opt->profile_out) < 0)
       || read_denoise_input (opt, &in) < 0)
     return EXIT_RUNTIME;
   if (check_input_image (opt, &in) < 0

@@ -694,10 +694,19 @@ check_action (Options *opt, int actions, int positional)
     }
   if (positional != 2)
     {
-      cli_message (positional < 2 ? "missing %s (see --help)"
-                              : "too many arguments (see --help)",
-               opt->action == ACTION_COMPARE ? "images to compare"
-                                             : "INPUT and OUTPUT");
+      /* Name what is missing: after one file, the second.  */
+      const int compare = opt->action == ACTION_COMPARE;
+      if (positional > 2)
+        cli_message ("too many arguments (see --help)");
+      else if (positional == 1)
+        cli_message (compare ? "missing the second image to compare "
+                               "(see --help)"
+                             : "missing OUTPUT after INPUT (see --help; "
+                               "-o DIR writes into a folder)");
+      else
+        cli_message ("missing %s (see --help)",
+                     compare ? "the two images to compare"
+                             : "INPUT and OUTPUT");
       return -1;
     }
   return 0;

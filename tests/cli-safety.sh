@@ -53,7 +53,7 @@ for spelling in "$work/photo.$ext" "$work/./photo.$ext" "$work/link.$ext" \
       convert) set -- --convert ;;
       add-noise) set -- --add-noise 10 ;;
     esac
-    expect_error 1 'is the input file' \
+    expect_error 2 'is the input file' \
       "$action: OUTPUT $name is the input, refused" \
       "$cmd" "$@" "$work/photo.$ext" "$spelling"
   done

@@ -44,7 +44,8 @@ result=$work/out.pgm
 
 # ---- usage errors: exit 2 ---------------------------------------------
 expect_error 2 'missing' "no arguments: exit 2" "$cmd"
-expect_error 2 'missing' "one argument: exit 2" "$cmd" "$work/ok.pgm"
+expect_error 2 'missing OUTPUT after INPUT' "one argument: OUTPUT named, exit 2" \
+  "$cmd" "$work/ok.pgm"
 expect_error 2 'too many' "three arguments: exit 2" \
   "$cmd" "$work/ok.pgm" "$result" "$work/other.pgm"
 expect_error 2 "unknown option '--frobnicate'" "unknown long option: exit 2" \
@@ -117,6 +118,9 @@ fi
 expect_error 1 'cannot open: No such file' "missing input: exit 1" \
   "$cmd" "$work/missing.pgm" "$result"
 mkdir "$work/folder.pgm"
+expect_error 2 "give it as -o $work/folder.pgm" \
+  "a folder as OUTPUT: -o DIR suggested, exit 2" \
+  "$cmd" "$work/ok.pgm" "$work/folder.pgm"
 expect_error 1 'Is a directory' "input is a folder: exit 1" \
   "$cmd" "$work/folder.pgm" "$result"
 expect_error 1 'unknown image format' "input of unknown format: exit 1" \
