@@ -25,10 +25,9 @@
 #ifndef BM3D_RENDER_H
 #define BM3D_RENDER_H
 
-#include <libgimp/gimp.h>
+#include <gegl.h>
 
 #include "bm3d.h"
-#include "bm3d-drawable.h"
 #include "bm3d-values.h"
 
 /* How a drawable's pixels travel to the engine: always float, always in
@@ -65,12 +64,11 @@ typedef struct
  * final run measure the same pixels.  */
 #define BM3D_ESTIMATE_SIDE  1024
 
-/* The layout of `drawable`.  `clipped` is judged only when
- * `for_nlm` (the mode that uses it may run): for a float drawable that
- * reads the whole of it.  Otherwise it is FALSE.  */
-void         bm3d_layout_for          (Bm3dDrawable         drawable,
-                                       gboolean             for_nlm,
-                                       Bm3dLayout          *layout);
+/* An estimated sigma below this (a clean or synthetic image) is raised
+ * to it: the engine needs a positive sigma, and this one changes
+ * nothing visible.  The procedure and the GEGL operation both apply it,
+ * so that they give the same pixels.  */
+#define BM3D_ESTIMATE_FLOOR 0.1
 
 /* The engine's parameters for `vals` (noise model, sigma, mode,
  * backend, the BM3D expert options) on pixels of `layout` (whether
@@ -117,6 +115,15 @@ Bm3dPixels  *bm3d_pixels_read_reusing (Bm3dPixels          *spare,
                                        GeglBuffer          *source,
                                        const Bm3dLayout    *layout,
                                        const GeglRectangle *rect,
+                                       GError             **error);
+/* For a GEGL operation: `rect` of `source` at mipmap `level`, both in
+ * that level's coordinates, with `bounds` (the input's extent there)
+ * as the extent the engine's alignment counts from.  */
+Bm3dPixels  *bm3d_pixels_read_level   (GeglBuffer          *source,
+                                       const Bm3dLayout    *layout,
+                                       const GeglRectangle *rect,
+                                       const GeglRectangle *bounds,
+                                       gint                 level,
                                        GError             **error);
 Bm3dPixels  *bm3d_pixels_ref          (Bm3dPixels          *pixels);
 void         bm3d_pixels_unref        (Bm3dPixels          *pixels);

@@ -26,17 +26,13 @@
 #include "bm3d-intl.h"
 #include "bm3d-values.h"
 #include "bm3d-render.h"
+#include "bm3d-layout.h"
 #include "bm3d-run.h"
 
 /* The final run denoises the selection this many rows at a time, so
  * that memory follows the image's width, not its area.  The environment
  * variable BM3D_STRIP_ROWS overrides it (tests use small strips).  */
 #define STRIP_ROWS      1024
-
-/* An estimate below this (a clean or synthetic image) is raised to it:
- * the engine needs a positive sigma, and this one changes nothing
- * visible.  */
-#define ESTIMATE_FLOOR  0.1
 
 #define BM3D_RUN_ERROR (g_quark_from_static_string ("bm3d-run-error"))
 
@@ -186,7 +182,7 @@ estimate_sigma (GeglBuffer          *source,
   if (! ok)
     return FALSE;
 
-  params->sigma = MAX (sigma, (gfloat) ESTIMATE_FLOOR);
+  params->sigma = MAX (sigma, (gfloat) BM3D_ESTIMATE_FLOOR);
   /* All nine digits: the same call with this sigma gives the same
    * pixels.  */
   g_printerr ("%s: estimated noise level (sigma) %.9g\n", PLUG_IN_PROC,

@@ -11,10 +11,12 @@ bm3dpluginexec_PROGRAMS = plugin/bm3d-denoise-gimp
 plugin_bm3d_denoise_gimp_SOURCES = \
 	plugin/bm3d-files.c \
 	plugin/bm3d-files.h \
+	plugin/bm3d-layout.c \
 	plugin/bm3d-render.c \
 	plugin/bm3d-run.c \
 	plugin/bm3d-values.c \
 	plugin/bm3d-drawable.h \
+	plugin/bm3d-layout.h \
 	plugin/bm3d-render.h \
 	plugin/bm3d-run.h \
 	plugin/bm3d-values.h \
