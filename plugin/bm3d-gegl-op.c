@@ -224,6 +224,18 @@ prepare (GeglOperation *operation)
   bm3d_gegl_estimate_watch (operation);
 }
 
+/* The input's extent: a denoiser adds no pixels around its input, as
+ * the area filter's default (the input grown by the margins) would.  */
+static GeglRectangle
+get_bounding_box (GeglOperation *operation)
+{
+  const GeglRectangle *box;
+  GeglRectangle        none = { 0, 0, 0, 0 };
+
+  box = gegl_operation_source_get_bounding_box (operation, "input");
+  return box ? *box : none;
+}
+
 /* The input's extent at mipmap `level`, in that level's coordinates.  */
 static GeglRectangle
 bounds_at_level (GeglOperation *operation,
@@ -368,6 +380,7 @@ gegl_op_class_init (GeglOpClass *klass)
   GeglOperationFilterClass *filter_class = GEGL_OPERATION_FILTER_CLASS (klass);
 
   operation_class->prepare = prepare;
+  operation_class->get_bounding_box = get_bounding_box;
   filter_class->process = process;
   /* The engine spreads one area over every core itself (OpenMP, or the
    * GPU); GEGL cutting it into one piece per thread would add a margin
@@ -378,7 +391,7 @@ gegl_op_class_init (GeglOpClass *klass)
    * BM3D Denoise..., the procedure's dialog, which attaches this
    * operation; it is edited later from the layer's filter list.  */
   gegl_operation_class_set_keys (operation_class,
-    "name",        "bm3d:denoise",
+    "name",        BM3D_GEGL_OP,
     "title",       _("BM3D Denoise"),
     "categories",  "enhance:noise-reduction",
     "description", _("Removes camera or white noise with BM3D (block "
