@@ -25,7 +25,8 @@ if GIMP2
 plugin_bm3d_denoise_gimp_SOURCES += plugin/bm3d-gimp2.c
 endif
 if GIMP3
-plugin_bm3d_denoise_gimp_SOURCES += plugin/bm3d-gimp3.c
+plugin_bm3d_denoise_gimp_SOURCES += plugin/bm3d-gimp3.c \
+	plugin/bm3d-filter.c plugin/bm3d-filter.h
 endif
 # GTK 2's headers use GLib API that Debian 12's GLib marks deprecated:
 # silence that for this program alone, so -Werror keeps guarding our code.

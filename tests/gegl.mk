@@ -13,4 +13,8 @@ AM_TESTS_ENVIRONMENT += \
 	export BM3D_GEGL_MODULE_DIR;
 endif
 
-EXTRA_DIST += tests/gegl-op-cli.sh
+if GIMP3
+TESTS += tests/gimp3-filter.sh
+endif
+
+EXTRA_DIST += tests/gegl-op-cli.sh tests/gimp3-filter.sh tests/gimp3-filter.scm

@@ -232,6 +232,45 @@ noise_combo_new (Dialog    *d,
                              "synthetic tests and scans."), NULL);
 }
 
+/* The choice bm3d_dialog_offer_keep_editable () asks for, when it did:
+ * one dialog per plug-in run.  */
+static gboolean *keep_editable_choice = NULL;
+
+void
+bm3d_dialog_offer_keep_editable (gboolean *keep_editable)
+{
+  keep_editable_choice = keep_editable;
+}
+
+static void
+keep_editable_toggled (GtkToggleButton *toggle,
+                       gboolean        *keep_editable)
+{
+  *keep_editable = gtk_toggle_button_get_active (toggle);
+}
+
+static void
+keep_editable_new (GtkWidget *table,
+                   gint       row)
+{
+  GtkWidget *toggle;
+
+  if (! keep_editable_choice)
+    return;
+  toggle = gtk_check_button_new_with_mnemonic (_("_Keep editable"));
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (toggle),
+                                *keep_editable_choice);
+  g_signal_connect (toggle, "toggled", G_CALLBACK (keep_editable_toggled),
+                    keep_editable_choice);
+  gimp_help_set_help_data (toggle,
+                           _("Add BM3D to the layer as a non-destructive "
+                             "filter: it stays editable from the layer's "
+                             "filter list, can be switched off and merged "
+                             "later.  Off: the layer's pixels are changed "
+                             "now."), NULL);
+  gtk_grid_attach (GTK_GRID (table), toggle, 0, row, 4, 1);
+}
+
 void
 dialog_build (Dialog *d)
 {
@@ -394,6 +433,7 @@ dialog_build (Dialog *d)
                              "with the fastest mode available, and with "
                              "the chosen mode once it rests."), NULL);
   gtk_grid_attach (GTK_GRID (table), d->fast_toggle, 0, 6, 4, 1);
+  keep_editable_new (table, 7);
 
   gtk_box_pack_start (GTK_BOX (controls_vbox), advanced_new (d),
                       FALSE, FALSE, 0);
