@@ -156,43 +156,6 @@ cache_find (EstimateCache       *cache,
   return NULL;
 }
 
-/* Measures `kind` on the middle of `bounds`, as the procedure does.
- * The progress stays unreported: the lock is held.  */
-static gboolean
-measure (GeglBuffer          *input,
-         const Bm3dLayout    *layout,
-         const GeglRectangle *bounds,
-         gint                 level,
-         const bm3d_params   *params,
-         Estimate            *estimate,
-         GError             **error)
-{
-  GeglRectangle  sample_rect;
-  Bm3dPixels    *sample;
-  bm3d_params    quiet = *params;
-  bm3d_report    report;
-  gboolean       ok;
-
-  quiet.progress = NULL;
-  quiet.progress_data = NULL;
-  bm3d_estimate_rect (bounds, &sample_rect);
-  sample = bm3d_pixels_read_level (input, layout, &sample_rect, bounds,
-                                   level, error);
-  if (! sample)
-    return FALSE;
-  if (estimate->kind == BM3D_NOISE_PROFILE)
-    ok = bm3d_render_estimate_profile (sample, &quiet, &estimate->profile,
-                                       &report, NULL, error);
-  else
-    {
-      ok = bm3d_render_estimate (sample, &quiet, &estimate->sigma, &report,
-                                 NULL, error);
-      estimate->sigma = MAX (estimate->sigma, (gfloat) BM3D_ESTIMATE_FLOOR);
-    }
-  bm3d_pixels_unref (sample);
-  return ok;
-}
-
 /* The estimate of `kind`, measured now unless kept: copied out, so that
  * a change of the input meanwhile frees nothing the caller reads.  */
 static gboolean
@@ -208,6 +171,7 @@ estimate_get (GeglOperation       *operation,
 {
   EstimateCache *cache;
   Estimate      *kept;
+  bm3d_params    quiet = *params;
   gboolean       ok = TRUE;
 
   g_mutex_lock (&cache_lock);
@@ -221,7 +185,13 @@ estimate_get (GeglOperation       *operation,
       kept->kind = kind;
       kept->channels = layout->channels;
       kept->bounds = *bounds;
-      ok = measure (input, layout, bounds, level, params, kept, error);
+      /* The progress stays unreported: the lock is held.  */
+      quiet.progress = NULL;
+      quiet.progress_data = NULL;
+      ok = bm3d_render_estimate_middle (input, layout, bounds, level, &quiet,
+                                        kind == BM3D_NOISE_PROFILE
+                                        ? &kept->profile : NULL,
+                                        &kept->sigma, error);
       if (ok)
         cache->estimates = g_slist_prepend (cache->estimates, kept);
       else
@@ -234,39 +204,26 @@ estimate_get (GeglOperation       *operation,
 }
 
 gboolean
-bm3d_gegl_estimate_profile (GeglOperation       *operation,
-                            GeglBuffer          *input,
-                            const Bm3dLayout    *layout,
-                            const GeglRectangle *bounds,
-                            gint                 level,
-                            const bm3d_params   *params,
-                            bm3d_noise_profile  *profile,
-                            GError             **error)
+bm3d_gegl_estimate (GeglOperation       *operation,
+                    GeglBuffer          *input,
+                    const Bm3dLayout    *layout,
+                    const GeglRectangle *bounds,
+                    gint                 level,
+                    const bm3d_params   *params,
+                    bm3d_noise_profile  *profile,
+                    gfloat              *sigma,
+                    GError             **error)
 {
   Estimate estimate;
 
-  if (! estimate_get (operation, BM3D_NOISE_PROFILE, input, layout, bounds,
-                      level, params, &estimate, error))
+  if (! estimate_get (operation,
+                      profile ? BM3D_NOISE_PROFILE : BM3D_NOISE_WHITE,
+                      input, layout, bounds, level, params, &estimate,
+                      error))
     return FALSE;
-  *profile = estimate.profile;
-  return TRUE;
-}
-
-gboolean
-bm3d_gegl_estimate_sigma (GeglOperation       *operation,
-                          GeglBuffer          *input,
-                          const Bm3dLayout    *layout,
-                          const GeglRectangle *bounds,
-                          gint                 level,
-                          const bm3d_params   *params,
-                          gfloat              *sigma,
-                          GError             **error)
-{
-  Estimate estimate;
-
-  if (! estimate_get (operation, BM3D_NOISE_WHITE, input, layout, bounds,
-                      level, params, &estimate, error))
-    return FALSE;
-  *sigma = estimate.sigma;
+  if (profile)
+    *profile = estimate.profile;
+  else
+    *sigma = estimate.sigma;
   return TRUE;
 }

@@ -28,31 +28,25 @@
 /* Called from the operation's prepare (): follows the node that feeds
  * its input, so that a change there (new pixels, another node) drops
  * the estimates made on the old input.  */
-void      bm3d_gegl_estimate_watch   (GeglOperation       *operation);
+void      bm3d_gegl_estimate_watch (GeglOperation       *operation);
 
-/* The camera noise profile, or the white sigma (raised to
- * BM3D_ESTIMATE_FLOOR), of the input at mipmap `level`, whose extent
- * there is `bounds`: measured as the procedure measures it, on the
- * middle of the image (bm3d_estimate_rect), the first time an area
- * needs it, and kept for the areas that follow until the input
- * changes.  Safe from several threads: one measures, the others wait
- * for its result.  FALSE, with `error` set, when the engine cannot
- * measure it (an image under 32 x 32 pixels for camera noise).  */
-gboolean  bm3d_gegl_estimate_profile (GeglOperation       *operation,
-                                      GeglBuffer          *input,
-                                      const Bm3dLayout    *layout,
-                                      const GeglRectangle *bounds,
-                                      gint                 level,
-                                      const bm3d_params   *params,
-                                      bm3d_noise_profile  *profile,
-                                      GError             **error);
-gboolean  bm3d_gegl_estimate_sigma   (GeglOperation       *operation,
-                                      GeglBuffer          *input,
-                                      const Bm3dLayout    *layout,
-                                      const GeglRectangle *bounds,
-                                      gint                 level,
-                                      const bm3d_params   *params,
-                                      gfloat              *sigma,
-                                      GError             **error);
+/* The camera noise profile of the input at mipmap `level` into
+ * `*profile` when `profile` is not NULL, else its white sigma (raised to
+ * BM3D_ESTIMATE_FLOOR) into `*sigma`; `bounds` is the input's extent at
+ * that level.  Measured as the procedure measures it, on the middle of
+ * the image (bm3d_render_estimate_middle), the first time an area needs
+ * it, and kept for the areas that follow until the input changes.  Safe
+ * from several threads: one measures, the others wait for its result.
+ * FALSE, with `error` set, when the engine cannot measure it (an image
+ * under 32 x 32 pixels for camera noise).  */
+gboolean  bm3d_gegl_estimate       (GeglOperation       *operation,
+                                    GeglBuffer          *input,
+                                    const Bm3dLayout    *layout,
+                                    const GeglRectangle *bounds,
+                                    gint                 level,
+                                    const bm3d_params   *params,
+                                    bm3d_noise_profile  *profile,
+                                    gfloat              *sigma,
+                                    GError             **error);
 
 #endif /* BM3D_GEGL_ESTIMATE_H */

@@ -120,16 +120,16 @@ static void
 layout_for_source (const Babl *source,
                    Bm3dLayout *layout)
 {
-  gboolean gray = FALSE;
+  gboolean    gray = FALSE;
+  gboolean    has_alpha = TRUE;
   const Babl *type;
 
   memset (layout, 0, sizeof *layout);
-  layout->has_alpha = TRUE;
   if (source)
     {
       gray = (babl_get_model_flags (babl_format_get_model (source))
               & BABL_MODEL_FLAG_GRAY) != 0;
-      layout->has_alpha = babl_format_has_alpha (source);
+      has_alpha = babl_format_has_alpha (source);
       type = babl_format_get_type (source, 0);
       /* Integer pixels hold clipped noise only (bm3d_image_within_range's
        * rule); the procedure sets the flag for mode nlm alone, which is
@@ -138,18 +138,7 @@ layout_for_source (const Babl *source,
                         && type != babl_type ("float")
                         && type != babl_type ("double");
     }
-  if (gray)
-    {
-      layout->format = babl_format (layout->has_alpha ? "Y'A float"
-                                                      : "Y' float");
-      layout->channels = layout->has_alpha ? 2 : 1;
-    }
-  else
-    {
-      layout->format = babl_format (layout->has_alpha ? "R'G'B'A float"
-                                                      : "R'G'B' float");
-      layout->channels = layout->has_alpha ? 4 : 3;
-    }
+  bm3d_layout_set_formats (layout, ! gray, has_alpha);
 }
 
 /* The settings as the procedure holds them, the expert options at
@@ -319,13 +308,13 @@ denoise_area (GeglOperation       *operation,
   bm3d_values_to_params (&vals, &layout, &params);
   if (vals.noise == BM3D_VALUES_NOISE_CAMERA)
     {
-      ok = bm3d_gegl_estimate_profile (operation, input, &layout, &bounds,
-                                       level, &params, &profile, error);
+      ok = bm3d_gegl_estimate (operation, input, &layout, &bounds, level,
+                               &params, &profile, NULL, error);
       params.profile = &profile;
     }
   else if (vals.sigma == 0.0)
-    ok = bm3d_gegl_estimate_sigma (operation, input, &layout, &bounds,
-                                   level, &params, &params.sigma, error);
+    ok = bm3d_gegl_estimate (operation, input, &layout, &bounds, level,
+                             &params, NULL, &params.sigma, error);
   else
     {
       params.sigma = (float) (vals.sigma / (1 << level));

@@ -78,23 +78,7 @@ bm3d_layout_for (Bm3dDrawable  drawable,
   gboolean rgb = (gimp_drawable_is_rgb (drawable)
                   && ! bm3d_drawable_is_channel (drawable));
 
-  layout->has_alpha = gimp_drawable_has_alpha (drawable);
-  if (rgb)
-    {
-      layout->format = babl_format (layout->has_alpha ? "R'G'B'A float"
-                                                      : "R'G'B' float");
-      layout->format_u8 = babl_format (layout->has_alpha ? "R'G'B'A u8"
-                                                         : "R'G'B' u8");
-      layout->channels = layout->has_alpha ? 4 : 3;
-    }
-  else
-    {
-      layout->format = babl_format (layout->has_alpha ? "Y'A float"
-                                                      : "Y' float");
-      layout->format_u8 = babl_format (layout->has_alpha ? "Y'A u8"
-                                                         : "Y' u8");
-      layout->channels = layout->has_alpha ? 2 : 1;
-    }
+  bm3d_layout_set_formats (layout, rgb, gimp_drawable_has_alpha (drawable));
   /* Made here, on the main thread; used by the preview's worker.  */
   layout->to_u8 = babl_fish (layout->format, layout->format_u8);
   layout->clipped = for_nlm && drawable_within_range (drawable, layout);

@@ -32,6 +32,28 @@
 
 
 void
+bm3d_layout_set_formats (Bm3dLayout *layout,
+                         gboolean    rgb,
+                         gboolean    has_alpha)
+{
+  layout->has_alpha = has_alpha;
+  if (rgb)
+    {
+      layout->format = babl_format (has_alpha ? "R'G'B'A float"
+                                              : "R'G'B' float");
+      layout->format_u8 = babl_format (has_alpha ? "R'G'B'A u8"
+                                                 : "R'G'B' u8");
+      layout->channels = has_alpha ? 4 : 3;
+    }
+  else
+    {
+      layout->format = babl_format (has_alpha ? "Y'A float" : "Y' float");
+      layout->format_u8 = babl_format (has_alpha ? "Y'A u8" : "Y' u8");
+      layout->channels = has_alpha ? 2 : 1;
+    }
+}
+
+void
 bm3d_values_to_params (const Bm3dValues *vals,
                        const Bm3dLayout *layout,
                        bm3d_params      *params)
@@ -546,6 +568,36 @@ bm3d_render_estimate_profile (const Bm3dPixels   *sample,
       return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+bm3d_render_estimate_middle (GeglBuffer          *source,
+                             const Bm3dLayout    *layout,
+                             const GeglRectangle *area,
+                             gint                 level,
+                             const bm3d_params   *params,
+                             bm3d_noise_profile  *profile,
+                             gfloat              *sigma,
+                             GError             **error)
+{
+  GeglRectangle  sample_rect;
+  Bm3dPixels    *sample;
+  bm3d_report    report;
+  gboolean       ok;
+
+  bm3d_estimate_rect (area, &sample_rect);
+  sample = bm3d_pixels_read_level (source, layout, &sample_rect, area, level,
+                                   error);
+  if (! sample)
+    return FALSE;
+  if (profile)
+    ok = bm3d_render_estimate_profile (sample, params, profile, &report,
+                                       NULL, error);
+  else if ((ok = bm3d_render_estimate (sample, params, sigma, &report, NULL,
+                                       error)))
+    *sigma = MAX (*sigma, (gfloat) BM3D_ESTIMATE_FLOOR);
+  bm3d_pixels_unref (sample);
+  return ok;
 }
 
 guchar *

@@ -70,6 +70,12 @@ typedef struct
  * so that they give the same pixels.  */
 #define BM3D_ESTIMATE_FLOOR 0.1
 
+/* The float and 8-bit formats and the channels of `layout`, for colour
+ * (`rgb`) or gray pixels, with or without alpha.  */
+void         bm3d_layout_set_formats  (Bm3dLayout          *layout,
+                                       gboolean             rgb,
+                                       gboolean             has_alpha);
+
 /* The engine's parameters for `vals` (noise model, sigma, mode,
  * backend, the BM3D expert options) on pixels of `layout` (whether
  * their noise was clipped).  For camera noise params->profile is left
@@ -173,6 +179,20 @@ gboolean     bm3d_render_estimate_profile (const Bm3dPixels   *sample,
                                            bm3d_report        *report,
                                            bm3d_status        *status,
                                            GError            **error);
+
+/* The noise of the middle of `area` (bm3d_estimate_rect) of `source`,
+ * read at mipmap `level` (0: the pixels themselves), as the procedure,
+ * the dialog and the GEGL operation all measure it: the camera noise
+ * profile into `*profile` when `profile` is not NULL, else the white
+ * sigma, raised to BM3D_ESTIMATE_FLOOR, into `*sigma`.  */
+gboolean     bm3d_render_estimate_middle (GeglBuffer          *source,
+                                          const Bm3dLayout    *layout,
+                                          const GeglRectangle *area,
+                                          gint                 level,
+                                          const bm3d_params   *params,
+                                          bm3d_noise_profile  *profile,
+                                          gfloat              *sigma,
+                                          GError             **error);
 
 /* `rect` of `pixels` (GEGL's scale) in the layout's 8-bit format, as
  * gimp_preview_draw_buffer () takes it: rect->width * channels bytes a

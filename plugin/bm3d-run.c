@@ -167,22 +167,12 @@ estimate_sigma (GeglBuffer          *source,
                 bm3d_params         *params,
                 GError             **error)
 {
-  GeglRectangle  sample_rect;
-  Bm3dPixels    *sample;
-  bm3d_report    report;
-  gfloat         sigma;
-  gboolean       ok;
+  gfloat sigma;
 
-  bm3d_estimate_rect (area, &sample_rect);
-  sample = bm3d_pixels_read (source, layout, &sample_rect, error);
-  if (! sample)
+  if (! bm3d_render_estimate_middle (source, layout, area, 0, params, NULL,
+                                     &sigma, error))
     return FALSE;
-  ok = bm3d_render_estimate (sample, params, &sigma, &report, NULL, error);
-  bm3d_pixels_unref (sample);
-  if (! ok)
-    return FALSE;
-
-  params->sigma = MAX (sigma, (gfloat) BM3D_ESTIMATE_FLOOR);
+  params->sigma = sigma;
   /* All nine digits: the same call with this sigma gives the same
    * pixels.  */
   g_printerr ("%s: estimated noise level (sigma) %.9g\n", PLUG_IN_PROC,
@@ -202,22 +192,11 @@ estimate_profile (GeglBuffer          *source,
                   bm3d_noise_profile  *profile,
                   GError             **error)
 {
-  GeglRectangle  sample_rect;
-  Bm3dPixels    *sample;
-  bm3d_report    report;
-  gfloat         luma, chroma;
-  gboolean       ok;
+  gfloat luma, chroma;
 
-  bm3d_estimate_rect (area, &sample_rect);
-  sample = bm3d_pixels_read (source, layout, &sample_rect, error);
-  if (! sample)
+  if (! bm3d_render_estimate_middle (source, layout, area, 0, params,
+                                     profile, NULL, error))
     return FALSE;
-  ok = bm3d_render_estimate_profile (sample, params, profile, &report, NULL,
-                                     error);
-  bm3d_pixels_unref (sample);
-  if (! ok)
-    return FALSE;
-
   params->profile = profile;
   bm3d_noise_profile_levels (profile, &luma, &chroma);
   g_printerr ("%s: estimated camera noise: luma %.4g, chroma %.4g (white "
