@@ -6,7 +6,7 @@
 # modes bm3d and isoline under auto and cuda, to show the device is
 # still taken there.  Then the CPU's engine time at 512x512 on 1, 2, 4,
 # ... threads up to the cores, the figures bm3d_backend_for_job's
-# constants (gpu/core/engine.c) come from.
+# constants (gpu/core/backend_choice.c) come from.
 #
 #   bench/auto-backend.sh BUILD
 #       BUILD: a build folder (cli/bm3d-denoise, bench/bm3d-batch-photos)

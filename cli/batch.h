@@ -27,6 +27,8 @@
 
 #include "bm3d.h"
 #include "image_io.h"
+/* The one-image helpers the batch shares with the one-file form.  */
+#include "denoise_image.h"
 
 #define BATCH_MAX_DEVICES    64
 #define BATCH_MAX_IO_THREADS 64
@@ -58,30 +60,5 @@ typedef struct
  * it cleans up and dies of that signal.  */
 int  batch_run (const BatchOptions *options, char *const *files,
                 int n_files);
-
-/* The depth an output file gets: `requested` when set, else the input's
- * (16 stays 16, float stays float where the format holds it, else 8).  */
-int  cli_output_depth (int requested, const Image *in, ImageFormat format);
-
-/* Does the command read 8- and 16-bit files as their integers for a
- * denoise that needs no floats (image_read_native)?  Yes, unless the
- * environment sets BM3D_CLI_FLOAT_IO to anything but "0": that keeps the
- * float buffers of old, for tests and benchmarks to compare with.  */
-int  cli_integer_io (void);
-
-/* After reading `in` for an output file of `out_depth` bits: an integer
- * image to be written at another depth becomes floats, and `out` is
- * allocated alike (its size, channels and samples).  Returns 0, or -1
- * with `error` set.  */
-int  cli_alloc_output (Image *in, Image *out, int out_depth, char *error,
-                       size_t error_len);
-
-/* Denoise `in` into `out` (from cli_alloc_output) for an output file of
- * `out_depth` bits: bm3d_denoise (), or for an 8- or 16-bit image kept
- * at its depth bm3d_denoise_pixels () on its integers, which gives the
- * same file: straight from and into an integer image's own buffers,
- * through integer copies of a float one's.  */
-bm3d_status cli_denoise (const Image *in, Image *out, int out_depth,
-                         const bm3d_params *params, bm3d_report *report);
 
 #endif /* BM3D_BATCH_H */

@@ -22,6 +22,10 @@ cli_bm3d_denoise_SOURCES = \
 	cli/bm3d-denoise.c \
 	cli/batch.c \
 	cli/batch.h \
+	cli/batch_paths.c \
+	cli/batch_paths.h \
+	cli/denoise_image.c \
+	cli/denoise_image.h \
 	cli/output_file.c \
 	cli/output_file.h \
 	cli/util.c \

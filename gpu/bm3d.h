@@ -216,7 +216,7 @@ typedef struct
    * variance at least half the largest, the chrominances white: the
    * estimate measures the flattest blocks, which a camera's noise
    * reduction cleaned most, and the noise grows with the texture
-   * (gpu/noise/engine_noise.c, processed_sigma; docs/camera-noise.md).  */
+   * (gpu/noise/photo_noise.c, processed_sigma; docs/camera-noise.md).  */
   bm3d_noise_kind               noise;
   const bm3d_noise_profile     *profile;
   /* Multipliers of the profile's noise deviations (variances by their
@@ -498,9 +498,11 @@ void         bm3d_backend_warm_up (const bm3d_params *params);
  * when no device turns out to be usable).  The estimate is cost per
  * pixel and channel per thread, measured per mode, times the size,
  * divided by the threads the CPU backend would use (params->threads,
- * 0 = every core); its constants err towards the device (gpu/core/engine.c).
+ * 0 = every core); its constants err towards the device
+ * (gpu/core/backend_choice.c).
  * The environment variable BM3D_CUDA_STARTUP_SECONDS, a number >= 0,
- * replaces the start-up estimate.
+ * replaces the start-up estimate (docs/environment.md lists every
+ * switch).
  *
  * Cheap, and starts nothing: it does not ask the driver whether a
  * device exists (that is part of the cost being avoided).  Writes the

@@ -5,10 +5,17 @@ gpu_libbm3d_a_SOURCES = \
 	gpu/bm3d.h \
 	gpu/core/engine.h \
 	gpu/core/engine.c \
+	gpu/core/algorithms.c \
+	gpu/core/backend_choice.c \
+	gpu/core/check.c \
+	gpu/core/params.c \
+	gpu/core/tiler.c \
 	gpu/core/pixels.h \
 	gpu/core/pixels.c \
 	gpu/core/job.h \
 	gpu/core/job.c \
+	gpu/core/env.h \
+	gpu/core/env.c \
 	gpu/bm3d/bm3d_tables.h \
 	gpu/bm3d/bm3d_tables.c \
 	gpu/bm3d/bm3d_cpu.h \
@@ -19,7 +26,8 @@ gpu_libbm3d_a_SOURCES = \
 	gpu/nlm/nlm_cpu.c \
 	gpu/isoline/isoline_core.h \
 	gpu/isoline/isoline_cpu.c \
-	gpu/noise/engine_noise.c \
+	gpu/noise/noise.h \
+	gpu/noise/photo_noise.c \
 	gpu/noise/noise_estimate.c \
 	gpu/noise/noise_profile.c \
 	gpu/noise/noise_profile_estimate.c \

@@ -351,7 +351,8 @@ image_view (const Bm3dPixels    *pixels,
  * else (the drawable read, the conversions, the strips, the shadow
  * buffer, the merge) runs as in a denoise, so a timed run with it on
  * measures the plug-in's own cost.  Said on stderr once per process, so
- * that a result left unchanged is never a mystery.  */
+ * that a result left unchanged is never a mystery.  An environment
+ * switch: docs/environment.md lists them all.  */
 gboolean
 bm3d_render_passthrough (void)
 {

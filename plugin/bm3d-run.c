@@ -57,6 +57,7 @@ typedef struct
 } ProgressState;
 
 
+/* An environment switch: docs/environment.md lists them all.  */
 const gchar *
 bm3d_run_locale_dir (void)
 {
@@ -130,6 +131,7 @@ note_fall_back (const bm3d_report *report,
                  "instead.\n%s"), report->message);
 }
 
+/* An environment switch: docs/environment.md lists them all.  */
 static gboolean
 stage_times_wanted (void)
 {
@@ -148,6 +150,7 @@ lap (StageTimes *times)
   return seconds;
 }
 
+/* An environment switch: docs/environment.md lists them all.  */
 static gint
 strip_rows (void)
 {

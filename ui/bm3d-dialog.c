@@ -1529,6 +1529,7 @@ dialog_stop_worker (Dialog *d)
   g_cond_clear (&d->wake);
 }
 
+/* Environment switches: docs/environment.md lists them all.  */
 static void
 dialog_open_log (Dialog *d)
 {

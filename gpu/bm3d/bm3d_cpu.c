@@ -604,7 +604,7 @@ run_bands (phase_ctx *const *ctx, int n, bm3d_job *job, int filter,
     workers = 1;
   block = bm3d_alloc (job, each * workers);
   band_done = bm3d_alloc (job, flags_bytes);
-  if (job->trace)
+  if (job->env.cpu_trace)
     bt = calloc (total > 0 ? total : 1, sizeof *bt);
   if (!block || !band_done)
     {
@@ -733,7 +733,7 @@ grid_alloc (phase_ctx *ctx, bm3d_job *job, int **buffer, size_t *bytes)
 static void
 profile_setup (phase_ctx *ctx, const bm3d_job *job)
 {
-  ctx->profile = job->noise_profile;
+  ctx->profile = job->per_coefficient_noise;
   if (!ctx->profile)
     return;
   for (int c = 0; c < ctx->channels; c++)
@@ -921,7 +921,7 @@ bm3d_cpu_tiles (const bm3d_planes *noisy, bm3d_planes *out, int n,
       t0 = bm3d_seconds ();
       for (int i = 0; i < n; i++)
         {
-          phase_setup (&ctx[i], &job->profile.hard, 0);
+          phase_setup (&ctx[i], &job->bm3d_settings.hard, 0);
           profile_setup (&ctx[i], job);
           ctx[i].match = noisy[i].plane[0];
         }
@@ -937,7 +937,7 @@ bm3d_cpu_tiles (const bm3d_planes *noisy, bm3d_planes *out, int n,
       t0 = bm3d_seconds ();
       for (int i = 0; i < n; i++)
         {
-          phase_setup (&ctx[i], &job->profile.wiener, 1);
+          phase_setup (&ctx[i], &job->bm3d_settings.wiener, 1);
           profile_setup (&ctx[i], job);
           for (int c = 0; c < noisy[i].channels; c++)
             ctx[i].basic[c] = out[i].plane[c];

@@ -31,10 +31,10 @@ typedef struct
   float         *num[BM3D_MAX_CHANNELS];
   float         *den[BM3D_MAX_CHANNELS];
   float          sigma[BM3D_MAX_CHANNELS];
-  /* Camera noise (job->noise_profile): per plane and row u of a 2D
-   * coefficient block, the variances of the coefficients (u, 0..7) and
-   * the hard thresholds lambda_3d sqrt (var).  Unused for white noise,
-   * whose code keeps its own path, pixel for pixel as before.  */
+  /* Camera noise (job->per_coefficient_noise): per plane and row u of
+   * a 2D coefficient block, the variances of the coefficients (u, 0..7)
+   * and the hard thresholds lambda_3d sqrt (var).  Unused for white
+   * noise, whose code keeps its own path, pixel for pixel as before.  */
   int            profile;
   row8           var_rows[BM3D_MAX_CHANNELS][K];
   row8           thr_rows[BM3D_MAX_CHANNELS][K];

@@ -29,7 +29,6 @@
 #include <cuda_runtime.h>
 
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,33 +53,6 @@
 #define BATCH_REFS   (1 << 17)
 
 /* ---- host side: the matcher ------------------------------------------ */
-
-/* BM3D_CUDA_MATCH=rows|warp picks the matcher: block_match_rows
- * wherever it applies, or never; unset or unknown, by the batch's size
- * (run_phase).  A testing and benchmarking switch, read once per
- * process.  */
-typedef enum { ROW_MATCH_BY_SIZE, ROW_MATCH_ALWAYS, ROW_MATCH_NEVER } row_match_rule;
-
-static pthread_once_t row_match_once = PTHREAD_ONCE_INIT;
-static row_match_rule row_match_set = ROW_MATCH_BY_SIZE;
-
-static void
-row_match_read (void)
-{
-  const char *m = getenv ("BM3D_CUDA_MATCH");
-
-  if (m && strcmp (m, "rows") == 0)
-    row_match_set = ROW_MATCH_ALWAYS;
-  else if (m && strcmp (m, "warp") == 0)
-    row_match_set = ROW_MATCH_NEVER;
-}
-
-static row_match_rule
-row_match_rule_get (void)
-{
-  pthread_once (&row_match_once, row_match_read);
-  return row_match_set;
-}
 
 /* ---- host side: sizes ------------------------------------------------ */
 
@@ -147,7 +119,7 @@ static bm3d_status
 upload_tables (bm3d_job *job)
 {
   bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
-  const bm3d_profile *pr = &job->profile;
+  const bm3d_profile *pr = &job->bm3d_settings;
   int key = pr->hard.transform_2d * 4 + pr->wiener.transform_2d;
   bm3d_transform_2d t[2];
   float tf[4][BM3D_PATCH][BM3D_PATCH];
@@ -171,7 +143,7 @@ upload_tables (bm3d_job *job)
         kaiser_1d[ph][i] = (float) k1[i];
     }
   /* A camera-noise job's variances are its own: sent every job.  */
-  if (job->noise_profile)
+  if (job->per_coefficient_noise)
     BM3D_CUDA_CHECK (job, bm3d_cuda_filter_profile_tables
                             (job->var_hard, job->var_wiener,
                              pr->hard.lambda_3d, dev->stream));
@@ -210,8 +182,8 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
            int *batches_done, int batches_total, float *const *result,
            const float *sigma)
 {
-  const bm3d_phase_profile *pp = phase == 0 ? &job->profile.hard
-                                            : &job->profile.wiener;
+  const bm3d_phase_profile *pp = phase == 0 ? &job->bm3d_settings.hard
+                                            : &job->bm3d_settings.wiener;
   const bool wiener = phase == 1;
   const ref_axis ax = ref_axis_for (tb->width, pp->step);
   const ref_axis ay = ref_axis_for (tb->height, pp->step);
@@ -232,9 +204,9 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
 
   const size_t match_smem = bm3d_cuda_block_match_smem (pp->step, radius);
   BM3D_CUDA_CHECK (job, bm3d_cuda_block_match_setup (match_smem));
-  BM3D_CUDA_CHECK (job, bm3d_cuda_filter_setup (wiener, pp->transform_2d,
-                                                job->noise_profile != 0,
-                                                &fc));
+  BM3D_CUDA_CHECK (job, bm3d_cuda_filter_setup
+                          (wiener, pp->transform_2d,
+                           job->per_coefficient_noise != 0, &fc));
 
   memset (&ma, 0, sizeof ma);
   ma.plane = match_plane[0];
@@ -260,7 +232,7 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
       fa.sigma[c] = sigma[c];
     }
   fa.lambda = pp->lambda_3d;
-  fa.profile = job->noise_profile;
+  fa.profile = job->per_coefficient_noise;
   fa.width = tb->width;
   fa.height = tb->height;
   fa.ax = ax;
@@ -284,9 +256,11 @@ run_phase (const tile_buffers *tb, int phase, bm3d_job *job,
                                                     dev->smem_optin);
   const size_t batch_refs = (size_t) ax.n
                             * (ay.n < tb->batch_rows ? ay.n : tb->batch_rows);
-  const row_match_rule rule = row_match_rule_get ();
-  const bool row_match = row_smem > 0 && rule != ROW_MATCH_NEVER
-                         && (rule == ROW_MATCH_ALWAYS
+  /* BM3D_CUDA_MATCH=rows|warp (job->env, a testing and benchmarking
+   * switch) picks block_match_rows wherever it applies, or never.  */
+  const bm3d_env_match rule = job->env.cuda_match;
+  const bool row_match = row_smem > 0 && rule != BM3D_ENV_MATCH_WARP
+                         && (rule == BM3D_ENV_MATCH_ROWS
                              || batch_refs >= (size_t) dev->sm_count
                                               * ROW_MATCH_REFS_PER_SM);
 
@@ -375,15 +349,15 @@ static bm3d_status
 tile_buffers_reserve (int max_w, int max_h, int C, size_t extra,
                       bm3d_job *job, tile_buffers *tb, void **extra_ptr)
 {
-  const ref_axis ax1 = ref_axis_for (max_w, job->profile.hard.step);
-  const ref_axis ax2 = ref_axis_for (max_w, job->profile.wiener.step);
+  const ref_axis ax1 = ref_axis_for (max_w, job->bm3d_settings.hard.step);
+  const ref_axis ax2 = ref_axis_for (max_w, job->bm3d_settings.wiener.step);
   const ref_axis *ax = ax1.n > ax2.n ? &ax1 : &ax2;
   /* Room for aggregate_group's last run of four past the last pixel.  */
   const size_t plane_floats = ((size_t) max_w * max_h + 4 + 63) & ~(size_t) 63;
   /* Batches of whole blocks of 8 reference rows, no more than a tile
    * holds.  */
-  const ref_axis ay1 = ref_axis_for (max_h, job->profile.hard.step);
-  const ref_axis ay2 = ref_axis_for (max_h, job->profile.wiener.step);
+  const ref_axis ay1 = ref_axis_for (max_h, job->bm3d_settings.hard.step);
+  const ref_axis ay2 = ref_axis_for (max_h, job->bm3d_settings.wiener.step);
   const int tile_rows = ((ay1.n > ay2.n ? ay1.n : ay2.n) + 7) / 8 * 8;
   const int batch_rows = (int) batch_rows_for (ax, 8);
   const int rows = batch_rows < tile_rows ? batch_rows : tile_rows;
@@ -430,8 +404,8 @@ static bm3d_status
 tile_denoise (tile_buffers *tb, int width, int height, const float *sigma,
               bm3d_job *job, float *const **result)
 {
-  const ref_axis ay1 = ref_axis_for (height, job->profile.hard.step);
-  const ref_axis ay2 = ref_axis_for (height, job->profile.wiener.step);
+  const ref_axis ay1 = ref_axis_for (height, job->bm3d_settings.hard.step);
+  const ref_axis ay2 = ref_axis_for (height, job->bm3d_settings.wiener.step);
   const int rows = tb->batch_rows;
   bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
   bm3d_status status;

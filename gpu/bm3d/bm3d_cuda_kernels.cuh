@@ -89,8 +89,8 @@ typedef struct
   int          rect_x, rect_y;  /* references per block                 */
   const int   *lists;
   const int   *counts;
-  /* Camera noise (job->noise_profile): non-zero, and the filters read
-   * each coefficient's variance and hard threshold from c_profile
+  /* Camera noise (job->per_coefficient_noise): non-zero, and the filters
+   * read each coefficient's variance and hard threshold from c_profile
    * (bm3d_cuda_filter_profile_tables) instead of sigma.  */
   int          profile;
 } filter_args;

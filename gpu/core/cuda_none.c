@@ -1,6 +1,6 @@
 /* The CUDA backend's device queries in a build without CUDA: the engine
  * then always runs on the CPU, and asking for CUDA says why not.  The
- * algorithm table (engine.c) has no CUDA functions in such a build.  */
+ * algorithm table (algorithms.c) has no CUDA functions in such a build.  */
 #include "config.h"
 
 #include "engine.h"

@@ -615,15 +615,14 @@ static bm3d_status
 bounce_open (transfers *t, bm3d_job *job)
 {
   bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
-  const char *env = getenv ("BM3D_CUDA_BOUNCE");
-  const char *threads = getenv ("BM3D_CUDA_BOUNCE_THREADS");
+  const int threads = job->env.cuda_bounce_threads;
 
-  if (env && *env && atoi (env) == 0)
+  if (job->env.cuda_bounce_off)
     return BM3D_OK;
   t->bounce_threads = BOUNCE_THREADS;
-  if (threads && atoi (threads) >= 1)
-    t->bounce_threads = atoi (threads) < BOUNCE_THREADS_MAX
-                        ? atoi (threads) : BOUNCE_THREADS_MAX;
+  if (threads >= 1)
+    t->bounce_threads = threads < BOUNCE_THREADS_MAX
+                        ? threads : BOUNCE_THREADS_MAX;
   if (!dev->bounce
       && cudaHostAlloc (&dev->bounce, 4 * BM3D_CUDA_BOUNCE_BYTES,
                         cudaHostAllocDefault) != cudaSuccess)
@@ -735,7 +734,6 @@ bm3d_cuda_tiled_image (const bm3d_image *in, bm3d_image *out, int side,
                        float *const core[2], int pin,
                        const bm3d_cuda_tile_steps *steps, bm3d_job *job)
 {
-  const char *pin_env = getenv ("BM3D_CUDA_PIN");
   transfers t;
   pthread_t up, down;
   int up_started = 0, down_started = 0;
@@ -744,8 +742,8 @@ bm3d_cuda_tiled_image (const bm3d_image *in, bm3d_image *out, int side,
   memset (&t, 0, sizeof t);
   t.pin = pin;
   /* Benchmarks compare: 0 pins nothing, 3 both images.  */
-  if (pin_env && *pin_env)
-    t.pin = atoi (pin_env) & (BM3D_CUDA_PIN_IN | BM3D_CUDA_PIN_OUT);
+  if (job->env.cuda_pin_set)
+    t.pin = job->env.cuda_pin & (BM3D_CUDA_PIN_IN | BM3D_CUDA_PIN_OUT);
   t.rect = plan_tiles (in->width, in->height, side, job->margin,
                        core != NULL, &t.tiles);
   if (!t.rect)
@@ -790,7 +788,7 @@ bm3d_cuda_tiled_image (const bm3d_image *in, bm3d_image *out, int side,
   double t1 = bm3d_seconds ();
   transfers_close (&t, up_started ? &up : NULL, down_started ? &down : NULL);
   job->report->seconds_transfer += t.waited + bm3d_seconds () - t0;
-  if (getenv ("BM3D_CUDA_TIMES"))
+  if (job->env.cuda_times)
     fprintf (stderr, "bm3d cuda tiles: %d of side %d%s; waited for uploads "
              "%.2f ms, result %.2f ms, unpinning %.2f ms; pinning in %s, "
              "out %s: %.2f ms on the transfer threads\n", t.tiles, side,
@@ -827,12 +825,12 @@ bm3d_cuda_image_side (bm3d_job *job, const bm3d_image *in, size_t per_px,
   /* Two staging buffers of the tile's interleaved pixels.  */
   per_px += 2 * ch * sizeof (float);
   *streamed = whole + fixed + per_px * 512 * 512 > budget;
-  /* Tests stream small images through tiles of a given side.  */
-  const char *env = getenv ("BM3D_CUDA_STREAM_SIDE");
-  if (may_stream && env && atoi (env) >= 24)
+  /* Tests stream small images through tiles of a given side
+   * (BM3D_CUDA_STREAM_SIDE).  */
+  const int forced = job->env.cuda_stream_side;
+  if (may_stream && forced >= 24)
     {
-      side = bm3d_tile_side_aligned (job, atoi (env) < 4096 ? atoi (env)
-                                                             : 4096);
+      side = bm3d_tile_side_aligned (job, forced < 4096 ? forced : 4096);
       *streamed = 1;
       *result_bytes = 2 * align256 ((size_t) side * side * ch
                                     * sizeof (float));

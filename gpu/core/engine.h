@@ -1,12 +1,15 @@
-/* The engine's inside: the algorithms the dispatcher (engine.c) knows,
- * each a pair of backends with the same steps, and the tiler they share.
- * Not installed; the plug-in and the command use bm3d.h alone.  */
+/* The engine's inside: the algorithms the dispatcher (engine.c) knows
+ * (algorithms.c), each a pair of backends with the same steps, the
+ * tiler they share (tiler.c) and the checks of a call (check.c).  The
+ * noise model's exports are noise/noise.h.  Not installed; the plug-in
+ * and the command use bm3d.h alone.  */
 #ifndef BM3D_ENGINE_H
 #define BM3D_ENGINE_H
 
 #include "bm3d.h"
 #include "bm3d/bm3d_tables.h"
 #include "job.h"
+#include "noise/noise.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,7 +52,7 @@ struct bm3d_algorithm
   bm3d_image_func    cuda_image;      /* NULL in a build without CUDA   */
 };
 
-/* Run `func` over the image tile by tile (colour transform, overlap,
+/* tiler.c: run `func` over the image tile by tile (colour transform, overlap,
  * mirroring of images smaller than a patch), writing `out` only when
  * every tile succeeded.  With `tiles` (else NULL), `in_flight` tiles
  * at a time go to it instead.  */
@@ -74,7 +77,7 @@ bm3d_status bm3d_cuda_image     (const bm3d_image *in, bm3d_image *out,
 /* BM3D's overlap at the standard search window: the search radius plus
  * a patch for each phase, so matching near a tile edge sees as much as
  * anywhere else; a multiple of the reference step keeps the reference
- * grid aligned across tiles.  Wider windows widen it (engine.c).  */
+ * grid aligned across tiles.  Wider windows widen it (algorithms.c).  */
 #define BM3D_TILE_MARGIN 48
 
 /* ---- non-local means: nlm_cpu.c, nlm_cuda.cu ------------------------ */
@@ -97,35 +100,26 @@ int         bm3d_isoline_cuda_tile_side (const bm3d_job *job);
 bm3d_status bm3d_isoline_cuda_image     (const bm3d_image *in,
                                          bm3d_image *out, bm3d_job *job);
 
-/* ---- clipped noise: clipped_noise.c ---------------------------------- */
-/* Maps the colour channels of `img` (a denoised result of values that
- * had been clipped to 0..255 with noise sigma) through the inverse of
- * the clipped mean.  */
-void        bm3d_unclip       (bm3d_image *img, float sigma, int threads);
-
-/* The inverse of the clipped mean for one sigma, tabulated (2048 even
- * steps of the result between g (0) and g (255), read with linear
- * interpolation), as bm3d_unclip applies it: a device applies the same
- * table to its own results.  */
-#define BM3D_UNCLIP_STEPS 2048
-typedef struct bm3d_unclip_table
-{
-  float lo, hi;           /* g (0), g (255): the table's span          */
-  float pass_lo, pass_hi; /* results left as they are (g (u) = u there) */
-  float per_step;         /* table steps per unit of result            */
-  float u[BM3D_UNCLIP_STEPS + 1];
-} bm3d_unclip_table;
-
-void        bm3d_unclip_table_init (bm3d_unclip_table *t, float sigma);
-
-/* ---- the engine's shared helpers: engine.c ------------------------- */
-/* The threads a call with params->threads 0 runs on: every core.  */
-int         bm3d_default_threads (void);
+/* ---- the checks of a call: check.c ---------------------------------- */
 /* BM3D_OK when `img` can be read (size, stride, channels), else a
  * one-line message in job's report naming it `what`.  */
 bm3d_status bm3d_check_image  (const bm3d_image *img, const char *what,
                                bm3d_job *job);
+/* The noise model: sigma for white noise; for a profile, one that fits
+ * the image's colour channels (`colour`, 0 when not known yet) and
+ * strengths in range.  */
+bm3d_status bm3d_check_noise  (const bm3d_params *params, int colour,
+                               bm3d_job *job);
+/* bm3d_denoise ()'s arguments: both images, their match, the noise
+ * model, the mode, the backend, the device and the threads.  */
+bm3d_status bm3d_check_call   (const bm3d_image *in, const bm3d_image *out,
+                               const bm3d_params *params, bm3d_job *job);
 
+/* ---- the algorithm table: algorithms.c ------------------------------- */
+/* The algorithm of `mode` (checked by the caller).  */
+const bm3d_algorithm *bm3d_algorithm_for_mode (bm3d_mode mode);
+
+/* ---- the dispatcher: engine.c ---------------------------------------- */
 /* bm3d_denoise () for integer pixels (pixels.c) on the CUDA backend,
  * converted on the device: BM3D_ERR_NOT_IMPLEMENTED (nothing done) when
  * the call cannot go that way (CPU backend, no usable device, noise to
@@ -139,40 +133,6 @@ bm3d_status bm3d_denoise_on_device (const bm3d_pixels *in, bm3d_pixels *out,
 /* CUDA faults that the CPU can recover from under backend "auto"
  * (bm3d_denoise () and bm3d_denoise_pixels () redo the call there).  */
 int         bm3d_cuda_error_recoverable (bm3d_status status);
-
-/* ---- the noise dispatch: engine_noise.c ------------------------------ */
-/* No camera's noise in an 8-bit photograph wants a white sigma above
- * this (the shared real photographs, ISO 800 to 12800, want 10 to 25):
- * more is texture the profile took for noise, where no block is flat.  */
-#define PHOTO_SIGMA_MAX 30.0f
-/* Set job->photo_gain: a photograph's processed noise gets its
- * profile's levels raised (engine_noise.c says why), other noise 1.  */
-bm3d_status bm3d_photo_gain   (const bm3d_image *in, bm3d_job *job);
-/* The profile of `in` (at least 32x32) for a job of its parameters;
- * `share` is the part of the call's progress it takes.  */
-bm3d_status bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
-                                       bm3d_noise_profile *profile,
-                                       double share);
-
-/* ---- noise estimation: noise_estimate.c ----------------------------- */
-/* The noise deviation of `in` (checked by the caller), on the luminance
- * the engine matches on for colour, in the channels' units.  */
-bm3d_status bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job,
-                               float *sigma);
-
-/* ---- noise profiles: noise_profile_estimate.c ------------------------ */
-/* Estimate the profile of `in` (checked by the caller, at least
- * 32x32): filled whole, derived fields too, on success.  */
-bm3d_status bm3d_estimate_profile_cpu (const bm3d_image *in, bm3d_job *job,
-                                       bm3d_noise_profile *profile);
-
-/* noise_profile_cuda.cu (cuda_none.c: BM3D_ERR_BACKEND_UNAVAILABLE):
- * the residual autocovariance (lags dy 0..7, dx -7..7) of every block
- * and plane, residual [block][plane][32 * 32] into autocov
- * [plane][block][120], the host's values bit for bit.  */
-bm3d_status bm3d_cuda_block_autocov (const float *residual, int blocks,
-                                     int channels, double *autocov,
-                                     bm3d_job *job);
 
 /* cuda_device.cu (cuda_none.c: nothing to do, 0 s): start device
  * `device` on a detached thread, once a process; and wait until it is

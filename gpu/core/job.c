@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static const float identity[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
 
@@ -36,13 +37,13 @@ bm3d_job_init (bm3d_job *job, const bm3d_params *params, bm3d_report *report)
   job->tick = job_tick;
   job->align = 1;
   job->photo_gain = 1.0f;
-  job->trace = getenv ("BM3D_CPU_TRACE") != NULL;
+  bm3d_env_read (&job->env);
 }
 
 const bm3d_noise_profile *
 bm3d_job_noise_profile (const bm3d_job *job)
 {
-  return &job->estimated;
+  return &job->noise_profile;
 }
 
 double
@@ -52,6 +53,14 @@ bm3d_seconds (void)
 
   clock_gettime (CLOCK_MONOTONIC, &ts);
   return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int
+bm3d_default_threads (void)
+{
+  long n = sysconf (_SC_NPROCESSORS_ONLN);
+
+  return n > 0 ? (int) n : 1;
 }
 
 void
@@ -69,7 +78,7 @@ bm3d_job_trace (const bm3d_job *job, const char *format, ...)
 {
   va_list args;
 
-  if (!job->trace)
+  if (!job->env.cpu_trace)
     return;
   fputs ("trace ", stderr);
   va_start (args, format);

@@ -1,13 +1,15 @@
 /* What every backend of every algorithm is handed, and the helpers they
  * share: messages, peak-tracking allocation, progress, the clock and the
- * tile plan.  The dispatcher (engine.c) fills a job; backends only read
- * it and call these helpers, so the arrows run one way: dispatcher ->
- * backends -> job and tables.  Not installed.  */
+ * tile plan.  The dispatcher (engine.c) fills a job; backends and the
+ * noise model only read it and call these helpers, so the arrows run
+ * one way: dispatcher -> backends and noise model -> job and tables.
+ * Not installed.  */
 #ifndef BM3D_JOB_H
 #define BM3D_JOB_H
 
 #include "bm3d.h"
 #include "bm3d/bm3d_tables.h"
+#include "env.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,20 +59,21 @@ struct bm3d_job
   int                   align;
 
   /* The algorithm's resolved parameters.  */
-  bm3d_profile          profile;    /* BM3D                                */
+  bm3d_profile          bm3d_settings;  /* BM3D's, for the job's sigma    */
   int                   phases;     /* BM3D: 1 hard threshold only, 2 both */
   bm3d_nlm_profile      nlm;
   bm3d_isoline_profile  isoline;
 
-  /* BM3D with a noise profile (params->noise): non-zero, and the
-   * per-plane variances of each 2D coefficient of the hard phase's and
-   * the Wiener phase's transforms (bm3d_noise_profile's, the strengths
+  /* BM3D with a noise profile (params->noise), whose noise differs
+   * from one 2D coefficient to another: non-zero, and the per-plane
+   * variances of each 2D coefficient of the hard phase's and the
+   * Wiener phase's transforms (bm3d_noise_profile's, the strengths
    * applied; index u * 8 + v), which both backends read as they are.
    * 0 for white noise, whose deviations are sigma[].  */
-  int                   noise_profile;
+  int                   per_coefficient_noise;
   /* The profile's levels are multiplied by this (the strengths apart):
    * for a photograph's processed noise (processed_noise non-zero) what
-   * takes them to the level engine_noise.c's processed_sigma () gives,
+   * takes them to the level photo_noise.c's processed_sigma () gives,
    * else 1.  */
   float                 photo_gain;
   int                   processed_noise;
@@ -78,7 +81,7 @@ struct bm3d_job
   float                 var_wiener[BM3D_MAX_CHANNELS][BM3D_PATCH_AREA];
   /* The profile a profile job uses, its derived values filled: a copy
    * of params->profile, or the one estimated from the input.  */
-  bm3d_noise_profile    estimated;
+  bm3d_noise_profile    noise_profile;
 
   /* bm3d_denoise_pixels with integer pixels on a device: the caller's
    * pixels, which the device converts to floats and back itself (the
@@ -97,10 +100,10 @@ struct bm3d_job
    * BM3D_ERR_CANCELLED.  Call it from the calling thread only.  */
   int                 (*tick) (bm3d_job *job, double tile_fraction);
 
-  /* Non-zero when the environment sets BM3D_CPU_TRACE: the stages'
-   * and the bands' times go to stderr (bench/cpu-scaling.sh reads
-   * them).  */
-  int                   trace;
+  /* The environment's switches, read as the call started (env.h).
+   * With env.cpu_trace (BM3D_CPU_TRACE) the stages' and the bands'
+   * times go to stderr (bench/cpu-scaling.sh reads them).  */
+  bm3d_env              env;
 
   /* Private to the dispatcher and these helpers.  */
   double                tile_base;
@@ -112,7 +115,7 @@ struct bm3d_job
 void   bm3d_job_init (bm3d_job *job, const bm3d_params *params,
                       bm3d_report *report);
 
-/* The noise profile a profile job uses (job->estimated): a checked
+/* The noise profile a profile job uses (job->noise_profile): a checked
  * copy of params->profile, or the one estimated from the input.  */
 const bm3d_noise_profile *bm3d_job_noise_profile (const bm3d_job *job);
 
@@ -120,7 +123,7 @@ const bm3d_noise_profile *bm3d_job_noise_profile (const bm3d_job *job);
 void   bm3d_job_message (bm3d_job *job, const char *format, ...)
   __attribute__ ((format (printf, 2, 3)));
 
-/* One "trace ..." line on stderr when job->trace is set (printf
+/* One "trace ..." line on stderr when job->env.cpu_trace is set (printf
  * style): measurements for the benchmarks, never for users.  */
 void   bm3d_job_trace (const bm3d_job *job, const char *format, ...)
   __attribute__ ((format (printf, 2, 3)));
@@ -134,6 +137,9 @@ void  *bm3d_alloc (bm3d_job *job, size_t bytes);
 void   bm3d_free  (bm3d_job *job, void *ptr, size_t bytes);
 
 double bm3d_seconds (void);   /* monotonic clock */
+
+/* The threads a call with params->threads 0 runs on: every core.  */
+int    bm3d_default_threads (void);
 
 /* Denoise one tile: `noisy` in, `out` (same geometry, allocated by the
  * caller) out.  Returns BM3D_OK or an error with the message set.  */

@@ -24,21 +24,6 @@
 #include "engine.h"
 #include "pixels.h"
 
-size_t
-bm3d_pixel_size (bm3d_pixel_type type)
-{
-  switch (type)
-    {
-    case BM3D_PIXELS_FLOAT:
-      return sizeof (float);
-    case BM3D_PIXELS_U8:
-      return sizeof (uint8_t);
-    case BM3D_PIXELS_U16:
-      return sizeof (uint16_t);
-    }
-  return 0;
-}
-
 /* The float image a bm3d_pixels has the shape of, without data.  */
 static bm3d_image
 shape_of (const bm3d_pixels *px)

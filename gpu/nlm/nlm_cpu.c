@@ -678,10 +678,9 @@ run_blocks (nlm_tile *t, int pass, bm3d_planes *out, bm3d_job *job,
 /* A tile side for tests that must see several tiles: BM3D_NLM_TILE_SIDE
  * in the environment, else `fallback`.  */
 static int
-tile_side_or (int fallback)
+tile_side_or (const bm3d_job *job, int fallback)
 {
-  const char *env = getenv ("BM3D_NLM_TILE_SIDE");
-  int v = env ? atoi (env) : 0;
+  int v = job->env.nlm_tile_side;
 
   return v > 0 ? v : fallback;
 }
@@ -692,8 +691,7 @@ bm3d_nlm_cpu_tile_side (const bm3d_job *job)
   /* A 1024 + 2 x margin tile holds its planes three times (input,
    * padded copy, output) and two planes of sums: about 60 MB for
    * colour; the margin costs at most 10 % more work.  */
-  (void) job;
-  return tile_side_or (1024);
+  return tile_side_or (job, 1024);
 }
 
 bm3d_status

@@ -603,10 +603,9 @@ plan_batches (bm3d_job *job, nlm_kernel kernel, nlm_plan *pl)
  * in the environment (then whole images go through the host's tiler
  * too), else 0.  */
 static int
-forced_tile_side (void)
+forced_tile_side (const bm3d_job *job)
 {
-  const char *env = getenv ("BM3D_NLM_TILE_SIDE");
-  int v = env ? atoi (env) : 0;
+  int v = job->env.nlm_tile_side;
 
   return v > 0 ? v : 0;
 }
@@ -623,7 +622,7 @@ extern "C" int
 bm3d_nlm_cuda_tile_side (const bm3d_job *job)
 {
   size_t budget = bm3d_cuda_budget_for (job);
-  int side = forced_tile_side ();
+  int side = forced_tile_side (job);
 
   if (side > 0)
     return side;
@@ -932,7 +931,7 @@ denoise_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
   /* Images smaller than a patch are mirrored by the host's tiler, as on
    * the CPU; tests may ask for the host's tiles.  */
   if (W < BM3D_PATCH || H < BM3D_PATCH || (colour != 1 && colour != 3)
-      || forced_tile_side () > 0)
+      || forced_tile_side (job) > 0)
     return BM3D_ERR_NOT_IMPLEMENTED;
   side = bm3d_cuda_image_side (job, in, tile_bytes_per_pixel (colour), 0, 1,
                                &result_bytes, &streamed);

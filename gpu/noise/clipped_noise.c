@@ -28,7 +28,7 @@
  * that span map to 0 and 255.  */
 #include "config.h"
 
-#include "core/engine.h"
+#include "noise/noise.h"
 
 #include <math.h>
 

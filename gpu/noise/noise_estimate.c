@@ -61,7 +61,7 @@
  * thread count.  */
 #include "config.h"
 
-#include "core/engine.h"
+#include "noise/noise.h"
 
 #include <math.h>
 #include <stdint.h>

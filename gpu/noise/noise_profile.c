@@ -30,7 +30,7 @@
  * ignore them and derive them again.  */
 #include "config.h"
 
-#include "core/engine.h"
+#include "noise/noise.h"
 
 #include <errno.h>
 #include <math.h>

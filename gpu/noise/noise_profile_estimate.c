@@ -48,7 +48,7 @@
  * result is bit-identical for any thread count.  */
 #include "config.h"
 
-#include "core/engine.h"
+#include "noise/noise.h"
 
 #include <math.h>
 #include <stdlib.h>

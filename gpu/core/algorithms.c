@@ -1,0 +1,194 @@
+/* BM3D Denoise: the algorithm table.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.
+ *
+ * Each mode's set-up (its options checked, its settings resolved for
+ * the job's sigma, its context margin) and its backends, as the
+ * dispatcher (engine.c) finds them by mode.  */
+#include "config.h"
+
+#include "engine.h"
+
+#include <math.h>
+
+/* Is `v` 0 (the default) or within lo..hi?  Refuses with a message.  */
+static int
+option_ok (bm3d_job *job, const char *name, double v, double lo, double hi)
+{
+  if (v == 0.0 || (isfinite (v) && v >= lo && v <= hi))
+    return 1;
+  bm3d_job_message (job, "%s must be from %g to %g (or 0 for the default; "
+                    "got %g)", name, lo, hi, v);
+  return 0;
+}
+
+static int
+odd_option_ok (bm3d_job *job, const char *name, int v, int lo, int hi)
+{
+  if (!option_ok (job, name, v, lo, hi))
+    return 0;
+  if (v == 0 || v % 2 == 1)
+    return 1;
+  bm3d_job_message (job, "%s must be odd (got %d)", name, v);
+  return 0;
+}
+
+static int
+align_up (int v, int a)
+{
+  return (v + a - 1) / a * a;
+}
+
+static bm3d_status
+setup_bm3d (bm3d_job *job)
+{
+  const bm3d_bm3d_options *o = &job->params->bm3d;
+  bm3d_profile *p = &job->bm3d_settings;
+  bm3d_phase_profile *phase[2] = { &p->hard, &p->wiener };
+  const int group[2] = { o->group_max_hard, o->group_max_wiener };
+
+  if (!odd_option_ok (job, "search window", o->search, 9, 75)
+      || !option_ok (job, "hard-threshold group size", o->group_max_hard, 1,
+                     BM3D_GROUP_MAX)
+      || !option_ok (job, "Wiener group size", o->group_max_wiener, 1,
+                     BM3D_GROUP_MAX)
+      || !option_ok (job, "reference step", o->step, 1, 8)
+      || !option_ok (job, "lambda_3d", o->lambda_3d, 1.0, 5.0)
+      || !option_ok (job, "chroma sigma scale", o->chroma_scale, 0.25, 4.0))
+    return BM3D_ERR_INVALID_ARGUMENT;
+  for (int i = 0; i < 2; i++)
+    if (group[i] && bm3d_pow2_floor (group[i]) != group[i])
+      {
+        bm3d_job_message (job, "group sizes must be powers of two (got %d)",
+                          group[i]);
+        return BM3D_ERR_INVALID_ARGUMENT;
+      }
+
+  bm3d_profile_for_sigma (job->white_sigma, p);
+  for (int i = 0; i < 2; i++)
+    {
+      if (o->search)
+        phase[i]->search = o->search;
+      if (o->step)
+        phase[i]->step = o->step;
+      if (group[i])
+        phase[i]->group_max = group[i];
+    }
+  if (o->lambda_3d > 0.0f)
+    p->hard.lambda_3d = o->lambda_3d;
+  if (o->chroma_scale > 0.0f && job->channels == 3)
+    job->sigma[1] *= o->chroma_scale, job->sigma[2] *= o->chroma_scale;
+  if (job->per_coefficient_noise)
+    bm3d_noise_profile_tables (job, o->chroma_scale);
+
+  job->phases = job->params->mode == BM3D_MODE_BM3D ? 2 : 1;
+  /* Both phases share the step.  The standard window keeps the standard
+   * margin; a wider one reaches further.  */
+  job->align = p->hard.step;
+  job->margin = align_up (BM3D_TILE_MARGIN > p->hard.search / 2 + 29
+                          ? BM3D_TILE_MARGIN : p->hard.search / 2 + 29,
+                          job->align);
+  return BM3D_OK;
+}
+
+static bm3d_status
+setup_nlm (bm3d_job *job)
+{
+  const bm3d_nlm_options *o = &job->params->nlm;
+  bm3d_nlm_profile *p = &job->nlm;
+
+  if (!odd_option_ok (job, "NL-means patch size", o->patch, 1, 15)
+      || !odd_option_ok (job, "NL-means search window", o->search, 3, 71)
+      || !option_ok (job, "NL-means h", o->h, 1e-3, 1e4))
+    return BM3D_ERR_INVALID_ARGUMENT;
+  bm3d_nlm_profile_for_sigma (job->white_sigma, job->channels, p);
+  if (o->patch)
+    p->patch_radius = o->patch / 2;
+  if (o->search)
+    p->search_radius = o->search / 2;
+  if (o->h > 0.0f)
+    p->h = o->h;
+  p->gaussian = o->gaussian != 0;
+  /* A pixel's estimate averages the patches that cover it, and each of
+   * those compares patches across the search window.  */
+  job->margin = 2 * p->patch_radius + p->search_radius;
+  job->align = 1;
+  return BM3D_OK;
+}
+
+static bm3d_status
+setup_isoline (bm3d_job *job)
+{
+  const bm3d_isoline_options *o = &job->params->isoline;
+  bm3d_isoline_profile *p = &job->isoline;
+
+  if ((unsigned) o->variant > BM3D_ISOLINE_PIPD)
+    {
+      bm3d_job_message (job, "unknown isoline variant %d", (int) o->variant);
+      return BM3D_ERR_INVALID_ARGUMENT;
+    }
+  if (!option_ok (job, "isoline length", o->length_max, 2, 64)
+      || !option_ok (job, "isoline segment", o->segment, 2, 16)
+      || !option_ok (job, "isoline T_max", o->t_max, 1e-3, 1e3)
+      || !option_ok (job, "isoline T2_max", o->t2_max, 1e-3, 1e3))
+    return BM3D_ERR_INVALID_ARGUMENT;
+  bm3d_isoline_profile_for_sigma (job->white_sigma, p);
+  p->variant = o->variant;
+  if (o->length_max)
+    p->length_max = o->length_max;
+  if (o->segment)
+    p->segment = o->segment;
+  if (o->t_max > 0.0f)
+    p->t_max = o->t_max;
+  if (o->t2_max > 0.0f)
+    p->t2_max = o->t2_max;
+  p->thicken = o->thicken != 0;
+  if (p->segment > p->length_max)
+    {
+      bm3d_job_message (job, "isoline segment (%d) is longer than the "
+                        "isoline (%d)", p->segment, p->length_max);
+      return BM3D_ERR_INVALID_ARGUMENT;
+    }
+  /* A pixel's estimate reads its isoline and regions (the planes'
+   * padding), and the residual step reads estimates around it.  */
+  job->margin = bm3d_isoline_reach (p) + BM3D_ISOLINE_RESIDUAL;
+  job->align = 1;
+  return BM3D_OK;
+}
+
+#ifdef HAVE_CUDA
+#define CUDA_BACKEND(tile, side, image) tile, side, image
+#else
+#define CUDA_BACKEND(tile, side, image) NULL, NULL, NULL
+#endif
+
+static const bm3d_algorithm algorithms[] =
+{
+  { BM3D_MODE_BM3D, BM3D_COLOUR_OPPONENT, 0, setup_bm3d,
+    bm3d_cpu_tile, bm3d_cpu_tile_side,
+    bm3d_cpu_tiles, bm3d_cpu_tiles_in_flight,
+    CUDA_BACKEND (bm3d_cuda_tile, bm3d_cuda_tile_side, bm3d_cuda_image) },
+  { BM3D_MODE_BM3D_FAST, BM3D_COLOUR_OPPONENT, 0, setup_bm3d,
+    bm3d_cpu_tile, bm3d_cpu_tile_side,
+    bm3d_cpu_tiles, bm3d_cpu_tiles_in_flight,
+    CUDA_BACKEND (bm3d_cuda_tile, bm3d_cuda_tile_side, bm3d_cuda_image) },
+  { BM3D_MODE_NLM, BM3D_COLOUR_RGB, 1, setup_nlm,
+    bm3d_nlm_cpu_tile, bm3d_nlm_cpu_tile_side, NULL, NULL,
+    CUDA_BACKEND (bm3d_nlm_cuda_tile, bm3d_nlm_cuda_tile_side,
+                  bm3d_nlm_cuda_image) },
+  { BM3D_MODE_ISOLINE, BM3D_COLOUR_OPPONENT, 0, setup_isoline,
+    bm3d_isoline_cpu_tile, bm3d_isoline_cpu_tile_side, NULL, NULL,
+    CUDA_BACKEND (bm3d_isoline_cuda_tile, bm3d_isoline_cuda_tile_side,
+                  bm3d_isoline_cuda_image) },
+};
+
+const bm3d_algorithm *
+bm3d_algorithm_for_mode (bm3d_mode mode)
+{
+  return &algorithms[mode];
+}

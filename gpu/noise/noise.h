@@ -1,0 +1,91 @@
+/* BM3D Denoise: what the noise model exports to the engine's core.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.
+ *
+ * The dispatcher (core/engine.c) and the algorithm table
+ * (core/algorithms.c) call these; the noise folder itself uses only
+ * the job's helpers (core/job.h), so the calls run one way: core ->
+ * noise -> job.  Not installed.  */
+#ifndef BM3D_NOISE_H
+#define BM3D_NOISE_H
+
+#include "core/job.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- a photograph's processed noise: photo_noise.c ------------------ */
+/* No camera's noise in an 8-bit photograph wants a white sigma above
+ * this (the shared real photographs, ISO 800 to 12800, want 10 to 25):
+ * more is texture the profile took for noise, where no block is flat.  */
+#define PHOTO_SIGMA_MAX 30.0f
+/* Set job->photo_gain: a photograph's processed noise gets its
+ * profile's levels raised (photo_noise.c says why), other noise 1.  */
+bm3d_status bm3d_photo_gain   (const bm3d_image *in, bm3d_job *job);
+/* bm3d_estimate_sigma ()'s second step: `*sigma`, the finest scale's
+ * white sigma of `in`, becomes a photograph's when the profile says
+ * its noise is processed.  */
+bm3d_status bm3d_photo_sigma  (const bm3d_image *in, bm3d_job *job,
+                               float *sigma);
+/* The profile of `in` (at least 32x32) for a job of its parameters;
+ * `share` is the part of the call's progress it takes.  */
+bm3d_status bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
+                                       bm3d_noise_profile *profile,
+                                       double share);
+/* BM3D's per-coefficient variances (job->var_hard, var_wiener) and
+ * sigma[] from the job's noise profile, its strengths and photo gain
+ * applied, with `chroma_scale` (the expert option, 0 for none).  */
+void        bm3d_noise_profile_tables (bm3d_job *job, float chroma_scale);
+
+/* ---- noise estimation: noise_estimate.c ----------------------------- */
+/* The noise deviation of `in` (checked by the caller), on the luminance
+ * the engine matches on for colour, in the channels' units.  */
+bm3d_status bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job,
+                               float *sigma);
+
+/* ---- noise profiles: noise_profile_estimate.c ------------------------ */
+/* Estimate the profile of `in` (checked by the caller, at least
+ * 32x32): filled whole, derived fields too, on success.  */
+bm3d_status bm3d_estimate_profile_cpu (const bm3d_image *in, bm3d_job *job,
+                                       bm3d_noise_profile *profile);
+
+/* noise_profile_cuda.cu (core/cuda_none.c: BM3D_ERR_BACKEND_UNAVAILABLE):
+ * the residual autocovariance (lags dy 0..7, dx -7..7) of every block
+ * and plane, residual [block][plane][32 * 32] into autocov
+ * [plane][block][120], the host's values bit for bit.  */
+bm3d_status bm3d_cuda_block_autocov (const float *residual, int blocks,
+                                     int channels, double *autocov,
+                                     bm3d_job *job);
+
+/* ---- clipped noise: clipped_noise.c ---------------------------------- */
+/* Maps the colour channels of `img` (a denoised result of values that
+ * had been clipped to 0..255 with noise sigma) through the inverse of
+ * the clipped mean.  */
+void        bm3d_unclip       (bm3d_image *img, float sigma, int threads);
+
+/* The inverse of the clipped mean for one sigma, tabulated (2048 even
+ * steps of the result between g (0) and g (255), read with linear
+ * interpolation), as bm3d_unclip applies it: a device applies the same
+ * table to its own results.  */
+#define BM3D_UNCLIP_STEPS 2048
+typedef struct bm3d_unclip_table
+{
+  float lo, hi;           /* g (0), g (255): the table's span          */
+  float pass_lo, pass_hi; /* results left as they are (g (u) = u there) */
+  float per_step;         /* table steps per unit of result            */
+  float u[BM3D_UNCLIP_STEPS + 1];
+} bm3d_unclip_table;
+
+void        bm3d_unclip_table_init (bm3d_unclip_table *t, float sigma);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BM3D_NOISE_H */
