@@ -36,7 +36,7 @@
 
 typedef struct
 {
-  guint               generation;   /* the cache's when measured       */
+  gint                generation;   /* the cache's when measured       */
   gint                level;
   gint                kind;         /* BM3D_NOISE_WHITE or _PROFILE    */
   gint                channels;
@@ -48,8 +48,8 @@ typedef struct
 typedef struct
 {
   GWeakRef  source;       /* the node the estimates were measured on */
-  guint     generation;   /* bumped at each change of it             */
-  GSList   *estimates;
+  gint      generation;   /* bumped at each change of it (atomic)    */
+  GSList   *estimates;    /* under the lock                          */
 } EstimateCache;
 
 static GMutex cache_lock;
@@ -91,19 +91,26 @@ cache_of (GeglOperation *operation)
 static void
 cache_drop (EstimateCache *cache)
 {
-  cache->generation++;
+  g_atomic_int_inc (&cache->generation);
   g_slist_free_full (cache->estimates, g_free);
   cache->estimates = NULL;
 }
 
+/* Only marks the estimates old, without the lock: a thread measuring
+ * holds it for a while, and GEGL signals from wherever the input
+ * changed (GIMP's main thread as the user paints).  The old ones are
+ * freed at the next look.  The cache exists: made before the
+ * connection.  */
 static void
 source_invalidated (GeglNode            *source,
                     const GeglRectangle *rect,
                     GeglOperation       *operation)
 {
-  g_mutex_lock (&cache_lock);
-  cache_drop (cache_of (operation));
-  g_mutex_unlock (&cache_lock);
+  EstimateCache *cache = g_object_get_qdata (G_OBJECT (operation),
+                                             cache_quark ());
+
+  if (cache)
+    g_atomic_int_inc (&cache->generation);
 }
 
 void
@@ -142,13 +149,24 @@ cache_find (EstimateCache       *cache,
             const GeglRectangle *bounds,
             gint                 level)
 {
-  GSList *l;
+  gint    generation = g_atomic_int_get (&cache->generation);
+  GSList *l, *next;
 
+  /* The old ones go first.  */
+  for (l = cache->estimates; l; l = next)
+    {
+      next = l->next;
+      if (((Estimate *) l->data)->generation != generation)
+        {
+          g_free (l->data);
+          cache->estimates = g_slist_delete_link (cache->estimates, l);
+        }
+    }
   for (l = cache->estimates; l; l = l->next)
     {
       Estimate *e = l->data;
 
-      if (e->generation == cache->generation && e->level == level
+      if (e->generation == generation && e->level == level
           && e->kind == kind && e->channels == layout->channels
           && gegl_rectangle_equal (&e->bounds, bounds))
         return e;
@@ -180,7 +198,7 @@ estimate_get (GeglOperation       *operation,
   if (! kept)
     {
       kept = g_new0 (Estimate, 1);
-      kept->generation = cache->generation;
+      kept->generation = g_atomic_int_get (&cache->generation);
       kept->level = level;
       kept->kind = kind;
       kept->channels = layout->channels;
