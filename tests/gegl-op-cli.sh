@@ -25,7 +25,8 @@ gegl_op ()
 {
   out=$1
   shift
-  HOME=$work gegl "$work/noisy.png" -o "$work/$out" -- bm3d:denoise backend=cpu "$@"
+  HOME=$work gegl "$work/noisy.png" -o "$work/$out" -- \
+    bm3d:denoise backend=cpu "$@"
 }
 
 # at_least A B: A >= B, as numbers.
@@ -53,7 +54,8 @@ compare_noise ()
   between=${between% dB}
   echo "# $noise: PSNR operation $op dB, command $cmd dB, between $between dB"
   check "$noise noise: PSNR $op dB within 0.05 dB of the command's $cmd dB" \
-    awk -v a="$op" -v b="$cmd" 'BEGIN { d = a - b; exit !(d <= 0.05 && d >= -0.05) }'
+    awk -v a="$op" -v b="$cmd" \
+      'BEGIN { d = a - b; exit !(d <= 0.05 && d >= -0.05) }'
   # 8-bit rounding alone leaves about 59 dB between two results.
   check "$noise noise: the two results agree ($between dB >= 50 dB)" \
     at_least "$between" 50
