@@ -31,23 +31,14 @@ while [ $# -gt 1 ]; do
   esac
 done
 [ $# -eq 1 ] || { sed -n '2,20p' "$0" >&2; exit 2; }
-build=$(cd "$1" && pwd)
 src=$(cd "$(dirname "$0")/.." && pwd)
-plugin=$build/plugin/bm3d-denoise-gimp
-photos=$build/bench/bm3d-batch-photos
+. "$src/bench/gimp-bench-lib.sh"
+build_folder "$1"
 gimp_console=${GIMP_CONSOLE:-gimp-console-2.10}
-[ -x "$plugin" ] && [ -x "$photos" ] || { echo "build $build first" >&2; exit 1; }
 
-if [ -n "$keep" ]; then
-  work=$keep; mkdir -p "$work"
-else
-  work=$(mktemp -d "${TMPDIR:-/tmp}/bm3d-gimp-batch-cost.XXXXXX")
-  trap 'rm -rf "$work"' EXIT
-fi
 LC_ALL=C.UTF-8
 export LC_ALL
-
-. "$src/bench/gimp-bench-lib.sh"
+work_folder "$keep" bm3d-gimp-batch-cost
 mkdir -p "$work/in"
 install_plugin "$work" "$plugin"
 rm -rf "$work"/*.times "$work"/*.log "$work"/out-*
@@ -111,12 +102,6 @@ for run in $(seq "$runs"); do
   done
 done
 echo "== load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-
-median ()
-{
-  sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2];
-                                        else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 base=$(median < "$work/loadsave.times")
 echo

@@ -36,3 +36,33 @@ gimp ()
     exit 1
   fi
 }
+
+# work_folder KEEP NAME: $work, KEEP when given (kept), else a temporary
+# folder named after NAME, removed on exit.
+work_folder ()
+{
+  if [ -n "$1" ]; then
+    work=$1; mkdir -p "$work"
+  else
+    work=$(mktemp -d "${TMPDIR:-/tmp}/$2.XXXXXX")
+    trap 'rm -rf "$work"' EXIT
+  fi
+}
+
+# median: the median of the numbers on stdin, one a line.
+median ()
+{
+  sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2];
+                                        else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# build_folder DIR: $build (DIR, absolute), $plugin and $photos in it;
+# exits unless both are built.
+build_folder ()
+{
+  build=$(cd "$1" && pwd)
+  plugin=$build/plugin/bm3d-denoise-gimp
+  photos=$build/bench/bm3d-batch-photos
+  [ -x "$plugin" ] && [ -x "$photos" ] \
+    || { echo "build $build first" >&2; exit 1; }
+}

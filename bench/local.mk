@@ -83,7 +83,8 @@ bench_bm3d_camera_quality_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
 EXTRA_DIST += bench/estimator-frame.py
 
 # The plug-in's own cost inside GIMP 2.10 (BM3D_PLUGIN_PASSTHROUGH).
-EXTRA_DIST += bench/plugin-cost.sh bench/gimp-batch-cost.sh bench/gimp-bench-lib.sh
+EXTRA_DIST += bench/plugin-cost.sh bench/gimp-batch-cost.sh bench/gimp-bench-lib.sh \
+	bench/gimp-batch-stages.sh bench/gimp-png-levels.sh
 
 # The GEGL operation bm3d:denoise against the engine alone: first tile,
 # whole image, chunks (BENCHMARKS.md, "GIMP 3's non-destructive filter").

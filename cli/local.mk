@@ -20,6 +20,8 @@ IMAGE_IO_LIBS = cli/libimageio.a $(PNG_LIBS) $(JPEG_LIBS) $(TIFF_LIBS)
 bin_PROGRAMS += cli/bm3d-denoise
 cli_bm3d_denoise_SOURCES = \
 	cli/bm3d-denoise.c \
+	cli/options.c \
+	cli/options.h \
 	cli/batch.c \
 	cli/batch.h \
 	cli/batch_paths.c \

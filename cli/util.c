@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "util.h"
+#include "bm3d-options.h"
 
 uint64_t
 splitmix64 (uint64_t *state)
@@ -74,19 +75,26 @@ engine_view (const Image *img)
 
 /* ---- the modes' expert options ----------------------------------------- */
 
+/* A value of the option `id` of the engine's table for `what`, into
+ * `*value`; else -1 with the reason in `error`.  */
 static int
-parse_odd (const char *text, int lo, int hi, int *value)
+parse_option (bm3d_option_id id, const char *what, const char *text,
+              double *value, char *error, size_t error_len)
 {
+  const bm3d_option *option = &bm3d_options[id];
+  char range[100];
   char *end;
-  long v;
 
   errno = 0;
-  v = strtol (text, &end, 10);
-  if (end == text || *end != '\0' || errno != 0 || v < lo || v > hi
-      || v % 2 == 0)
-    return -1;
-  *value = (int) v;
-  return 0;
+  *value = strtod (text, &end);
+  if (end != text && *end == '\0' && errno == 0 && *value != 0.0
+      && bm3d_option_accepts (option, *value))
+    return 0;
+  bm3d_option_range_text (option, range, sizeof range);
+  snprintf (error, error_len, "invalid %s '%s': expected %s from %s", what,
+            text, option->type == BM3D_OPTION_ODD ? "an odd number"
+                                                  : "a number", range);
+  return -1;
 }
 
 int
@@ -105,54 +113,46 @@ int
 engine_option_set (bm3d_params *params, const char *name, const char *value,
                    char *error, size_t error_len)
 {
-  if (strcmp (name, "isoline-variant") == 0)
-    {
-      int v = bm3d_isoline_variant_parse (value);
+  const bm3d_option *variant = &bm3d_options[BM3D_OPTION_ISOLINE_VARIANT];
+  double v;
 
-      if (v < 0)
+  if (strcmp (name, variant->name) == 0)
+    {
+      char names[100];
+      int choice = bm3d_option_choice_parse (variant, value);
+
+      if (choice < 0)
         {
+          bm3d_option_range_text (variant, names, sizeof names);
           snprintf (error, error_len, "unknown isoline variant '%s' "
-                    "(expected hybrid or pipd)", value);
+                    "(expected %s)", value, names);
           return -1;
         }
-      params->isoline.variant = (bm3d_isoline_variant) v;
+      params->isoline.variant = (bm3d_isoline_variant) choice;
       return 1;
     }
   if (strcmp (name, "nlm-patch") == 0)
     {
-      if (parse_odd (value, 1, 15, &params->nlm.patch) < 0)
-        {
-          snprintf (error, error_len, "invalid NL-means patch side '%s': "
-                    "expected an odd number from 1 to 15", value);
-          return -1;
-        }
+      if (parse_option (BM3D_OPTION_NLM_PATCH, "NL-means patch side", value,
+                        &v, error, error_len) < 0)
+        return -1;
+      params->nlm.patch = (int) v;
       return 1;
     }
   if (strcmp (name, "nlm-search") == 0)
     {
-      if (parse_odd (value, 3, 71, &params->nlm.search) < 0)
-        {
-          snprintf (error, error_len, "invalid NL-means search window '%s': "
-                    "expected an odd number from 3 to 71", value);
-          return -1;
-        }
+      if (parse_option (BM3D_OPTION_NLM_SEARCH, "NL-means search window",
+                        value, &v, error, error_len) < 0)
+        return -1;
+      params->nlm.search = (int) v;
       return 1;
     }
   if (strcmp (name, "nlm-h") == 0)
     {
-      char *end;
-      double h;
-
-      errno = 0;
-      h = strtod (value, &end);
-      if (end == value || *end != '\0' || errno != 0 || !isfinite (h)
-          || h <= 0.0 || h > 10000.0)
-        {
-          snprintf (error, error_len, "invalid NL-means h '%s': expected a "
-                    "number above 0", value);
-          return -1;
-        }
-      params->nlm.h = (float) h;
+      if (parse_option (BM3D_OPTION_NLM_H, "NL-means h", value, &v, error,
+                        error_len) < 0)
+        return -1;
+      params->nlm.h = (float) v;
       return 1;
     }
   if (strcmp (name, "nlm-gaussian") == 0)

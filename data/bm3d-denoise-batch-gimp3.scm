@@ -9,9 +9,12 @@
 ;
 ; Every file matching PATTERN is loaded, its layer denoised with
 ; plug-in-bm3d-denoise (automatic backend) and saved under OUT-DIR with
-; the same name, in the same format.  MODE is 0 (BM3D), 1 (BM3D, first
-; phase only), 2 (non-local means) or 3 (isoline).  From the command
-; line; GIMP exits 0 when every file was done, 70 otherwise:
+; the same name, in the same format, with settings chosen for the photo
+; (PNG at zlib level 3, or the gimprc setting (bm3d-png-compression "N");
+; JPEG at the input's quality with its metadata; TIFF with the input's
+; compression: README.md, "Many files at once").  MODE is 0 (BM3D),
+; 1 (BM3D, first phase only), 2 (non-local means) or 3 (isoline).  From
+; the command line; GIMP exits 0 when every file was done, 70 otherwise:
 ;
 ;   gimp-console-3.0 -i --quit --batch-interpreter=plug-in-script-fu-eval \
 ;     -b '(script-fu-bm3d-denoise-batch "/photos/*.png" 20.0 0

@@ -9,7 +9,11 @@
 ;
 ; Every file matching PATTERN is loaded, its active layer denoised and
 ; saved under OUT-DIR with the same name, in the same format, on the
-; automatic backend.  Two forms:
+; automatic backend.  The format's settings are chosen for the photo:
+; PNG at zlib level 3, or the level the gimprc setting
+; (bm3d-png-compression "N") names; JPEG at the input's quality with its
+; EXIF, ICC profile and comment; TIFF with the input's compression (see
+; README.md, "Many files at once").  Two forms:
 ;
 ; - script-fu-bm3d-denoise-batch: white noise of one SIGMA (0: estimated
 ;   per file), as plug-in-bm3d-denoise;

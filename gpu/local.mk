@@ -3,6 +3,7 @@ noinst_LIBRARIES += gpu/libbm3d.a
 gpu_libbm3d_a_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS)
 gpu_libbm3d_a_SOURCES = \
 	gpu/bm3d.h \
+	gpu/bm3d-options.h \
 	gpu/core/engine.h \
 	gpu/core/engine.c \
 	gpu/core/algorithms.c \
@@ -16,6 +17,7 @@ gpu_libbm3d_a_SOURCES = \
 	gpu/core/job.c \
 	gpu/core/env.h \
 	gpu/core/env.c \
+	gpu/core/options.c \
 	gpu/bm3d/bm3d_tables.h \
 	gpu/bm3d/bm3d_tables.c \
 	gpu/bm3d/bm3d_cpu.h \

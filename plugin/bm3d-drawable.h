@@ -101,20 +101,6 @@ bm3d_image_active_drawable (Bm3dImage image)
   return drawable;
 }
 
-/* In the format the file name says, as gimp-file-save does.  */
-static inline gboolean
-bm3d_file_save (Bm3dImage     image,
-                Bm3dDrawable  drawable,
-                const gchar  *filename)
-{
-  GFile    *file = g_file_new_for_path (filename);
-  gboolean  saved = gimp_file_save (GIMP_RUN_NONINTERACTIVE, image, file,
-                                    NULL);
-
-  g_object_unref (file);
-  return saved;
-}
-
 static inline void
 bm3d_image_delete (Bm3dImage image)
 {
@@ -189,16 +175,6 @@ static inline Bm3dDrawable
 bm3d_image_active_drawable (Bm3dImage image)
 {
   return gimp_image_get_active_drawable (image);
-}
-
-/* In the format the file name says, as gimp-file-save does.  */
-static inline gboolean
-bm3d_file_save (Bm3dImage     image,
-                Bm3dDrawable  drawable,
-                const gchar  *filename)
-{
-  return gimp_file_save (GIMP_RUN_NONINTERACTIVE, image, drawable,
-                         filename, filename);
 }
 
 static inline void

@@ -34,6 +34,7 @@
 #include "bm3d-drawable.h"
 #include "bm3d-values.h"
 #include "bm3d-run.h"
+#include "bm3d-save.h"
 #include "bm3d-files.h"
 
 #define BM3D_FILES_ERROR (g_quark_from_static_string ("bm3d-files-error"))
@@ -147,44 +148,51 @@ tell (const gchar *file,
   g_free (line);
 }
 
-/* Loads, denoises and saves one file; FALSE after telling why not.  */
-static gboolean
-denoise_file (const Bm3dFilePlan *file,
-              const Bm3dValues   *vals)
+/* Seconds since the timer's last lap.  */
+static gdouble
+lap (GTimer *timer)
 {
-  Bm3dImage     image;
-  Bm3dDrawable  drawable;
+  gdouble seconds = g_timer_elapsed (timer, NULL);
+
+  g_timer_start (timer);
+  return seconds;
+}
+
+/* Denoises the loaded `image` of `file` and saves it; FALSE after
+ * telling why not.  The two stages' seconds go to `denoise` and `save`.  */
+static gboolean
+denoise_and_save (Bm3dImage           image,
+                  const Bm3dFilePlan *file,
+                  const Bm3dValues   *vals,
+                  gint                png_level,
+                  GTimer             *timer,
+                  gdouble            *denoise,
+                  gdouble            *save)
+{
+  Bm3dDrawable  drawable = bm3d_image_active_drawable (image);
   GError       *error = NULL;
-  gboolean      ok = FALSE;
+  gboolean      ok;
 
-  image = bm3d_file_load (file->input);
-  if (! bm3d_image_is_valid (image))
-    {
-      gchar *why = g_strdup_printf (_("cannot be loaded: %s"),
-                                    bm3d_pdb_error ());
-
-      tell (file->input, why);
-      g_free (why);
-      return FALSE;
-    }
-
-  drawable = bm3d_image_active_drawable (image);
   if (bm3d_drawable_is_valid (drawable)
       && gimp_drawable_is_indexed (drawable))
     {
       /* As the batch script always did: a note, not a failure.  */
       tell (file->input, _("skipped (indexed image; convert it to RGB "
                            "first)"));
-      ok = TRUE;
+      return TRUE;
     }
-  else if (! bm3d_run_check_drawable (drawable, &error)
-           || ! bm3d_run_denoise (drawable, vals, GIMP_RUN_NONINTERACTIVE,
-                                  &error))
+  ok = bm3d_run_check_drawable (drawable, &error)
+       && bm3d_run_denoise (drawable, vals, GIMP_RUN_NONINTERACTIVE, &error);
+  *denoise = lap (timer);
+  if (! ok)
     {
       tell (file->input, error->message);
       g_error_free (error);
+      return FALSE;
     }
-  else if (! bm3d_file_save (image, drawable, file->output))
+  ok = bm3d_save_result (image, drawable, file->output, png_level);
+  *save = lap (timer);
+  if (! ok)
     {
       gchar *why = g_strdup_printf (_("cannot be saved as %s: %s"),
                                     file->output, bm3d_pdb_error ());
@@ -192,10 +200,42 @@ denoise_file (const Bm3dFilePlan *file,
       tell (file->input, why);
       g_free (why);
     }
-  else
-    ok = TRUE;
+  return ok;
+}
 
-  bm3d_image_delete (image);
+/* Loads, denoises and saves one file; FALSE after telling why not.  With
+ * BM3D_PLUGIN_TIMES=1, one line on stderr with the three stages' times
+ * (bench/gimp-batch-stages.sh).  */
+static gboolean
+denoise_file (const Bm3dFilePlan *file,
+              const Bm3dValues   *vals,
+              gint                png_level)
+{
+  GTimer    *timer = g_timer_new ();
+  Bm3dImage  image;
+  gdouble    load, denoise = 0.0, save = 0.0;
+  gboolean   ok = FALSE;
+
+  image = bm3d_file_load (file->input);
+  load = lap (timer);
+  if (! bm3d_image_is_valid (image))
+    {
+      gchar *why = g_strdup_printf (_("cannot be loaded: %s"),
+                                    bm3d_pdb_error ());
+
+      tell (file->input, why);
+      g_free (why);
+    }
+  else
+    {
+      ok = denoise_and_save (image, file, vals, png_level, timer, &denoise,
+                             &save);
+      bm3d_image_delete (image);
+    }
+  if (ok && bm3d_run_times_wanted ())
+    g_printerr ("%s: %s: load %.3f s, denoise %.3f s, save %.3f s\n",
+                PLUG_IN_BINARY, file->input, load, denoise, save);
+  g_timer_destroy (timer);
   return ok;
 }
 
@@ -204,6 +244,7 @@ bm3d_files_denoise (const gchar *const *files,
                     gint                n_files,
                     const gchar        *out_dir,
                     const Bm3dValues   *vals,
+                    gint                png_level,
                     GError            **error)
 {
   GArray *plan;
@@ -232,7 +273,7 @@ bm3d_files_denoise (const gchar *const *files,
           tell (file->input, file->refusal);
           failed++;
         }
-      else if (! denoise_file (file, vals))
+      else if (! denoise_file (file, vals, png_level))
         failed++;
     }
   bm3d_files_plan_free (plan);

@@ -48,16 +48,18 @@ void         bm3d_files_plan_free     (GArray             *plan);
 
 /* Loads each file, denoises its active drawable with `vals` as
  * plug-in-bm3d-denoise (or -camera) does on one image, and saves it
- * under `out_dir`, same name and format.  A file that cannot be read,
- * denoised or written, or that would overwrite an input, is told on one
- * line (BM3D batch: FILE: why) and the others go on; an indexed image
- * is skipped with a line, as the batch script always did.  Returns the
+ * under `out_dir`, same name and format, with the settings of
+ * bm3d-save.h (PNG at zlib level `png_level`).  A file that cannot be
+ * read, denoised or written, or that would overwrite an input, is told
+ * on one line (BM3D batch: FILE: why) and the others go on; an indexed
+ * image is skipped with a line, as the batch script always did.  Returns the
  * number of files that failed, or -1 with `error` set when the batch
  * cannot start.  */
 gint         bm3d_files_denoise       (const gchar *const *files,
                                        gint                n_files,
                                        const gchar        *out_dir,
                                        const Bm3dValues   *vals,
+                                       gint                png_level,
                                        GError            **error);
 
 #endif /* BM3D_FILES_H */

@@ -30,6 +30,12 @@
 #include "bm3d-intl.h"
 #include "bm3d-values.h"
 
+/* Ranges and defaults from the engine's table of options, as the
+ * procedure's arguments take them (sigma 0: estimate first, as there).  */
+#define OPTION_DEFAULT(id)  (BM3D_VALUES_OPTION (id)->default_value)
+#define OPTION_MIN(id)      (BM3D_VALUES_OPTION (id)->min)
+#define OPTION_MAX(id)      (BM3D_VALUES_OPTION (id)->max)
+
 #ifdef GEGL_PROPERTIES
 
 /* The values are the procedure's (bm3d-values.h, asserted below); the
@@ -57,31 +63,31 @@ property_enum (noise, _("Noise"), Bm3dGeglNoise, bm3d_gegl_noise,
   description (_("Camera noise: measured once on the middle of the "
                  "image; white noise: the given sigma"))
 
-property_double (strength, _("Strength"), BM3D_VALUES_STRENGTH_DEFAULT)
+property_double (strength, _("Strength"), OPTION_DEFAULT (STRENGTH))
   description (_("Camera noise: the multiple of the measured noise to "
                  "remove"))
-  value_range (BM3D_VALUES_STRENGTH_MIN, BM3D_VALUES_STRENGTH_MAX)
-  ui_range (BM3D_VALUES_STRENGTH_MIN, BM3D_VALUES_STRENGTH_MAX)
+  value_range (OPTION_MIN (STRENGTH), OPTION_MAX (STRENGTH))
+  ui_range (OPTION_MIN (STRENGTH), OPTION_MAX (STRENGTH))
 
 property_double (chroma_strength, _("Chroma strength"),
-                 BM3D_VALUES_STRENGTH_DEFAULT)
+                 OPTION_DEFAULT (CHROMA_STRENGTH))
   description (_("Camera noise: the multiple of the measured colour "
                  "noise to remove, on top of the strength"))
-  value_range (BM3D_VALUES_STRENGTH_MIN, BM3D_VALUES_STRENGTH_MAX)
-  ui_range (BM3D_VALUES_STRENGTH_MIN, BM3D_VALUES_STRENGTH_MAX)
+  value_range (OPTION_MIN (CHROMA_STRENGTH), OPTION_MAX (CHROMA_STRENGTH))
+  ui_range (OPTION_MIN (CHROMA_STRENGTH), OPTION_MAX (CHROMA_STRENGTH))
 
-property_double (sigma, _("Sigma"), BM3D_VALUES_SIGMA_DEFAULT)
+property_double (sigma, _("Sigma"), OPTION_DEFAULT (SIGMA))
   description (_("White noise: its deviation on a 0..255 scale; 0 "
                  "measures it on the middle of the image"))
-  value_range (BM3D_VALUES_SIGMA_MIN, BM3D_VALUES_SIGMA_MAX)
-  ui_range (BM3D_VALUES_SIGMA_MIN, 100.0)
+  value_range (0.0, OPTION_MAX (SIGMA))
+  ui_range (0.0, 100.0)
 
 property_enum (mode, _("Mode"), Bm3dGeglMode, bm3d_gegl_mode,
-               BM3D_VALUES_MODE_DEFAULT)
+               (gint) OPTION_DEFAULT (MODE))
   description (_("The denoising algorithm"))
 
 property_enum (backend, _("Backend"), Bm3dGeglBackend, bm3d_gegl_backend,
-               BM3D_VALUES_BACKEND_DEFAULT)
+               (gint) OPTION_DEFAULT (BACKEND))
   description (_("Where the work runs: an NVIDIA GPU when one is usable "
                  "(automatic), else the CPU"))
 
@@ -107,12 +113,8 @@ G_STATIC_ASSERT ((gint) BM3D_GEGL_MODE_BM3D
                  == (gint) BM3D_MODE_BM3D);
 G_STATIC_ASSERT ((gint) BM3D_GEGL_MODE_ISOLINE
                  == (gint) BM3D_MODE_ISOLINE);
-G_STATIC_ASSERT ((gint) BM3D_GEGL_MODE_ISOLINE
-                 == (gint) BM3D_VALUES_MODE_MAX);
 G_STATIC_ASSERT ((gint) BM3D_GEGL_BACKEND_CUDA
                  == (gint) BM3D_BACKEND_CUDA);
-G_STATIC_ASSERT ((gint) BM3D_GEGL_BACKEND_CUDA
-                 == (gint) BM3D_VALUES_BACKEND_MAX);
 
 /* Whether the input holds gray or colour, with or without alpha, asked
  * of its format; nothing connected reads as RGBA.  */
@@ -166,9 +168,9 @@ widest_context (bm3d_params *params,
                 gint        *margin,
                 gint        *align)
 {
-  const gfloat sigmas[2] = { BM3D_VALUES_SIGMA_MAX,
+  const gfloat sigmas[2] = { OPTION_MAX (SIGMA),
                              params->sigma > 0.0f
-                             ? params->sigma : BM3D_VALUES_SIGMA_DEFAULT };
+                             ? params->sigma : OPTION_DEFAULT (SIGMA) };
   gint         i, m, a;
 
   *margin = 0;
@@ -299,7 +301,7 @@ denoise_area (GeglOperation       *operation,
   bm3d_params         params;
   bm3d_noise_profile  profile;
   bm3d_report         report;
-  Bm3dPixels         *pixels = NULL, *result = NULL;
+  Bm3dFloatRect      *pixels = NULL, *result = NULL;
   gboolean            ok;
 
   layout_for_source (gegl_operation_get_source_format (operation, "input"),
@@ -326,16 +328,17 @@ denoise_area (GeglOperation       *operation,
   ok = ok && bm3d_context_for (&bounds, roi,
                                layout.channels - (layout.has_alpha ? 1 : 0),
                                &params, &context, error)
-          && (pixels = bm3d_pixels_read_level (input, &layout, &context,
-                                               &bounds, level, error))
+          && (pixels = bm3d_float_rect_read_level (input, &layout,
+                                                   &context, &bounds, level,
+                                                   error))
           && bm3d_render_area (pixels, roi, &params, &result, &report, NULL,
                                error);
   if (ok)
     gegl_buffer_set (output, roi, level, layout.format,
-                     bm3d_pixels_at (result, roi->x, roi->y),
-                     bm3d_pixels_rowstride (result));
-  bm3d_pixels_unref (pixels);
-  bm3d_pixels_unref (result);
+                     bm3d_float_rect_at (result, roi->x, roi->y),
+                     bm3d_float_rect_rowstride (result));
+  bm3d_float_rect_unref (pixels);
+  bm3d_float_rect_unref (result);
   return ok;
 }
 

@@ -32,6 +32,7 @@
 #include "bm3d-values.h"
 #include "bm3d-run.h"
 #include "bm3d-files.h"
+#include "bm3d-save.h"
 #include "bm3d-dialog.h"
 
 static void      query            (void);
@@ -57,6 +58,45 @@ MAIN ()
 
 #define CAMERA_NPARAMS  7
 
+/* The arguments every image procedure starts with.  */
+#define RUN_MODE_ARG \
+  { GIMP_PDB_INT32, "run-mode", "The run mode { RUN-INTERACTIVE (0), " \
+                                "RUN-NONINTERACTIVE (1), " \
+                                "RUN-WITH-LAST-VALS (2) }" }
+#define IMAGE_ARG \
+  { GIMP_PDB_IMAGE, "image", "Input image" }
+#define DRAWABLE_ARG \
+  { GIMP_PDB_DRAWABLE, "drawable", "Layer, layer mask or channel to " \
+                                   "denoise (RGB or grayscale)" }
+
+/* The argument of an engine option, from the engine's table of
+ * options: its name, its PDB type (a choice is its value, an INT32),
+ * and its help, the choices' values and names, and `more` when not
+ * NULL.  Made once, in query (): the strings are never freed.  */
+static GimpParamDef
+option_param (bm3d_option_id  id,
+              const gchar    *more)
+{
+  const bm3d_option *option = &bm3d_options[id];
+  GString           *text = g_string_new (option->help);
+  GimpParamDef       def;
+  gint               i;
+
+  for (i = 0; i < option->n_choices; i++)
+    g_string_append_printf (text, "%s%s (%d)", i == 0 ? " { " : ", ",
+                            option->choices[i].nick,
+                            option->choices[i].value);
+  if (option->n_choices > 0)
+    g_string_append (text, " }");
+  if (more)
+    g_string_append_printf (text, "; %s", more);
+  def.type = option->type == BM3D_OPTION_CHOICE ? GIMP_PDB_INT32
+                                                : GIMP_PDB_FLOAT;
+  def.name = (gchar *) option->name;
+  def.description = g_string_free (text, FALSE);
+  return def;
+}
+
 /* plug-in-bm3d-denoise-camera: a photograph's noise is not white
  * (demosaicing, the camera's own noise reduction and JPEG make it
  * coarse, its colour noise comes in blotches).  This procedure
@@ -65,34 +105,17 @@ MAIN ()
 static void
 query_camera (void)
 {
-  static const GimpParamDef args[] =
+  GimpParamDef args[] =
   {
-    { GIMP_PDB_INT32,    "run-mode",        "The run mode { RUN-INTERACTIVE "
-                                            "(0), RUN-NONINTERACTIVE (1), "
-                                            "RUN-WITH-LAST-VALS (2) }" },
-    { GIMP_PDB_IMAGE,    "image",           "Input image" },
-    { GIMP_PDB_DRAWABLE, "drawable",        "Layer, layer mask or channel "
-                                            "to denoise (RGB or grayscale)" },
-    { GIMP_PDB_FLOAT,    "strength",        "Multiple of the camera noise "
-                                            "estimated on the selection (its "
-                                            "middle, at most 1024 x 1024 "
-                                            "pixels) to remove "
-                                            "(0.25 <= strength <= 4; 1: as "
-                                            "measured)" },
-    { GIMP_PDB_FLOAT,    "chroma-strength", "Multiple for the colour noise, "
-                                            "on top of strength "
-                                            "(0.25 <= chroma-strength <= 4; "
-                                            "1: as measured)" },
-    { GIMP_PDB_INT32,    "mode",            "Method { BM3D, two phases, "
-                                            "CBM3D for colour (0), BM3D "
-                                            "first phase only (1), non-local "
-                                            "means (2), isoline (3) }; modes "
-                                            "2 and 3 filter the white noise "
-                                            "that best stands for the "
-                                            "profile" },
-    { GIMP_PDB_INT32,    "backend",         "Where to compute { automatic: "
-                                            "CUDA GPU when usable, else CPU "
-                                            "(0), CPU (1), CUDA (2) }" }
+    RUN_MODE_ARG,
+    IMAGE_ARG,
+    DRAWABLE_ARG,
+    option_param (BM3D_OPTION_STRENGTH, NULL),
+    option_param (BM3D_OPTION_CHROMA_STRENGTH, NULL),
+    option_param (BM3D_OPTION_MODE, "modes nlm and isoline filter the "
+                                    "white noise that best stands for "
+                                    "the profile"),
+    option_param (BM3D_OPTION_BACKEND, NULL)
   };
 
   gimp_install_procedure (PLUG_IN_CAMERA_PROC,
@@ -122,26 +145,16 @@ query_camera (void)
 static void
 query (void)
 {
-  static const GimpParamDef args[] =
+  GimpParamDef args[] =
   {
-    { GIMP_PDB_INT32,    "run-mode", "The run mode { RUN-INTERACTIVE (0), "
-                                     "RUN-NONINTERACTIVE (1), "
-                                     "RUN-WITH-LAST-VALS (2) }" },
-    { GIMP_PDB_IMAGE,    "image",    "Input image" },
-    { GIMP_PDB_DRAWABLE, "drawable", "Layer, layer mask or channel to "
-                                     "denoise (RGB or grayscale)" },
-    { GIMP_PDB_FLOAT,    "sigma",    "Noise level: the standard deviation of "
-                                     "the noise on a 0..255 scale whatever "
-                                     "the image precision (0 < sigma <= 255), "
-                                     "or 0: estimate it from the image "
+    RUN_MODE_ARG,
+    IMAGE_ARG,
+    DRAWABLE_ARG,
+    option_param (BM3D_OPTION_SIGMA, "or 0: estimate it from the image "
                                      "(the middle of the selection, at "
-                                     "most 1024 x 1024 pixels) first" },
-    { GIMP_PDB_INT32,    "mode",     "Method { BM3D, two phases, CBM3D for "
-                                     "colour (0), BM3D first phase only (1), "
-                                     "non-local means (2), isoline (3) }" },
-    { GIMP_PDB_INT32,    "backend",  "Where to compute { automatic: CUDA GPU "
-                                     "when usable, else CPU (0), CPU (1), "
-                                     "CUDA (2) }" }
+                                     "most 1024 x 1024 pixels) first"),
+    option_param (BM3D_OPTION_MODE, NULL),
+    option_param (BM3D_OPTION_BACKEND, NULL)
   };
 
   gimp_plugin_domain_register (GETTEXT_PACKAGE, PLUGIN_LOCALEDIR);
@@ -203,26 +216,20 @@ query (void)
 static void
 query_files (void)
 {
-  static const GimpParamDef white_args[] =
+  GimpParamDef white_args[] =
   {
     FILES_ARGS_HEAD,
-    { GIMP_PDB_FLOAT, "sigma",   "Noise level, as in plug-in-bm3d-denoise "
-                                 "(0: estimated on each file)" },
-    { GIMP_PDB_INT32, "mode",    "Method, as in plug-in-bm3d-denoise" },
-    { GIMP_PDB_INT32, "backend", "Where to compute, as in "
-                                 "plug-in-bm3d-denoise" }
+    option_param (BM3D_OPTION_SIGMA, "or 0: estimated on each file"),
+    option_param (BM3D_OPTION_MODE, NULL),
+    option_param (BM3D_OPTION_BACKEND, NULL)
   };
-  static const GimpParamDef camera_args[] =
+  GimpParamDef camera_args[] =
   {
     FILES_ARGS_HEAD,
-    { GIMP_PDB_FLOAT, "strength",        "As in "
-                                         "plug-in-bm3d-denoise-camera" },
-    { GIMP_PDB_FLOAT, "chroma-strength", "As in "
-                                         "plug-in-bm3d-denoise-camera" },
-    { GIMP_PDB_INT32, "mode",            "As in "
-                                         "plug-in-bm3d-denoise-camera" },
-    { GIMP_PDB_INT32, "backend",         "As in "
-                                         "plug-in-bm3d-denoise-camera" }
+    option_param (BM3D_OPTION_STRENGTH, NULL),
+    option_param (BM3D_OPTION_CHROMA_STRENGTH, NULL),
+    option_param (BM3D_OPTION_MODE, NULL),
+    option_param (BM3D_OPTION_BACKEND, NULL)
   };
 
   gimp_install_procedure (PLUG_IN_FILES_PROC,
@@ -473,10 +480,14 @@ run_files (const gchar      *name,
   /* A file that cannot be loaded or saved is told once, on our one line
    * (bm3d-files.c), not by GIMP as well.  */
   gimp_plugin_set_pdb_error_handler (GIMP_PDB_ERROR_HANDLER_PLUGIN);
+  /* No argument chooses the PNG level: Script-Fu in GIMP 2.10 refuses a
+   * call short of one, so one would break every existing script.  The
+   * gimprc setting does (bm3d-save.h).  */
   failed = bm3d_files_denoise ((const gchar *const *)
                                param[2].data.d_stringarray,
                                param[1].data.d_int32,
-                               param[3].data.d_string, &vals, &error);
+                               param[3].data.d_string, &vals,
+                               bm3d_save_png_level (-1), &error);
   if (failed < 0)
     {
       set_error_return (values, nreturn_vals, GIMP_PDB_CALLING_ERROR,

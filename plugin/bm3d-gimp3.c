@@ -17,8 +17,10 @@
  * along with this program.  If not, see <https://www.gnu.org/licenses/>.
  *
  * The procedure's arguments come from one table, arguments[]: each row
- * names a field of Bm3dValues, so declaring the arguments, reading the
- * config and writing it back after the dialog are three loops over it.
+ * is a row of the engine's table of options (bm3d-options.h: name,
+ * range, default, help, choices) and a field of Bm3dValues, so
+ * declaring the arguments, reading the config and writing it back after
+ * the dialog are three loops over it.
  * The camera-noise model's noise choice and strengths are three such
  * rows.  GIMP keeps the last values itself (GimpProcedureConfig):
  * after an interactive OK, and for RUN-WITH-LAST-VALS.
@@ -35,6 +37,7 @@
 #include "bm3d-values.h"
 #include "bm3d-run.h"
 #include "bm3d-files.h"
+#include "bm3d-save.h"
 #include "bm3d-dialog.h"
 #include "bm3d-filter.h"
 
@@ -53,125 +56,66 @@ typedef enum
   ARG_CHOICE      /* a gint32 field, a GimpChoice of nicks    */
 } ArgType;
 
+/* A procedure argument: a row of the engine's table of options (its
+ * name, range, default, help and choices), or, for the dialog's own
+ * state, a boolean of its own.  */
 typedef struct
 {
-  const gchar *nick;      /* what Script-Fu passes           */
-  gint         id;        /* the field's value               */
-} ChoiceRow;
-
-typedef struct
-{
-  const gchar     *name;       /* the config property             */
-  const gchar     *label;      /* N_(), the dialog's label        */
-  const gchar     *blurb;      /* N_(), the PDB's description     */
+  gint             option;     /* bm3d_option_id, or -1               */
+  const gchar     *name;       /* option -1: the config property      */
+  const gchar     *label;      /* N_(), the dialog's label            */
+  const gchar     *blurb;      /* N_(); NULL: the table's help         */
   ArgType          type;
   gboolean         aux;        /* dialog state: last values, not the
-                                * PDB signature                   */
-  gdouble          min, max, value;
-  const ChoiceRow *choices;    /* ARG_CHOICE: ends with a NULL nick */
-  const gchar   *(*choice_label) (gint32 id);
-  gsize            offset;     /* into Bm3dValues                 */
+                                * PDB signature                       */
+  gboolean         value;      /* option -1: the default              */
+  gsize            offset;     /* into Bm3dValues                     */
 } Argument;
-
-static const ChoiceRow mode_choices[] =
-{
-  { "bm3d",      BM3D_MODE_BM3D      },
-  { "bm3d-fast", BM3D_MODE_BM3D_FAST },
-  { "nlm",       BM3D_MODE_NLM       },
-  { "isoline",   BM3D_MODE_ISOLINE   },
-  { NULL, 0 }
-};
-
-static const ChoiceRow backend_choices[] =
-{
-  { "auto", BM3D_BACKEND_AUTO },
-  { "cpu",  BM3D_BACKEND_CPU  },
-  { "cuda", BM3D_BACKEND_CUDA },
-  { NULL, 0 }
-};
-
-static const ChoiceRow noise_choices[] =
-{
-  { "camera", BM3D_VALUES_NOISE_CAMERA },
-  { "white",  BM3D_VALUES_NOISE_WHITE  },
-  { NULL, 0 }
-};
-
-/* White by default in the PDB, so that a script's call with a sigma
- * keeps its meaning; the dialog remembers the user's choice.  */
-#define PDB_NOISE_DEFAULT  BM3D_VALUES_NOISE_WHITE
 
 #define FIELD(name) G_STRUCT_OFFSET (Bm3dValues, name)
 
+/* The PDB's noise default is the table's, white noise, so that a
+ * script's call with a sigma keeps its meaning; the dialog remembers the
+ * user's choice.  */
 static const Argument arguments[] =
 {
-  { "sigma", N_("Noise level (sigma)"),
+  { BM3D_OPTION_SIGMA, NULL, N_("Noise level (sigma)"),
     N_("The standard deviation of the noise on a 0..255 scale whatever "
        "the image precision, or 0: estimate it from the image (the middle "
        "of the selection, at most 1024 x 1024 pixels) first"),
-    ARG_DOUBLE, FALSE,
-    BM3D_VALUES_SIGMA_MIN, BM3D_VALUES_SIGMA_MAX, BM3D_VALUES_SIGMA_DEFAULT,
-    NULL, NULL, FIELD (sigma) },
-  { "mode", N_("Mode"),
-    N_("bm3d: two phases, CBM3D for colour; bm3d-fast: the first phase "
-       "only; nlm: non-local means; isoline"),
-    ARG_CHOICE, FALSE, 0, 0, BM3D_VALUES_MODE_DEFAULT,
-    mode_choices, bm3d_values_mode_label, FIELD (mode) },
-  { "backend", N_("Backend"),
-    N_("auto: an NVIDIA GPU through CUDA when one is usable, else the "
-       "CPU; cpu; cuda"),
-    ARG_CHOICE, FALSE, 0, 0, BM3D_VALUES_BACKEND_DEFAULT,
-    backend_choices, bm3d_values_backend_label, FIELD (backend) },
-  { "noise", N_("Noise type"),
+    ARG_DOUBLE, FALSE, 0, FIELD (sigma) },
+  { BM3D_OPTION_MODE, NULL, N_("Mode"), NULL, ARG_CHOICE, FALSE, 0,
+    FIELD (mode) },
+  { BM3D_OPTION_BACKEND, NULL, N_("Backend"), NULL, ARG_CHOICE, FALSE, 0,
+    FIELD (backend) },
+  { BM3D_OPTION_NOISE, NULL, N_("Noise type"),
     N_("camera: the photo's own noise, measured on it (the middle of the "
        "selection) as a noise profile and removed times the strengths; "
        "sigma is then not used.  white: white noise of sigma"),
-    ARG_CHOICE, FALSE, 0, 0, PDB_NOISE_DEFAULT,
-    noise_choices, bm3d_values_noise_label, FIELD (noise) },
-  { "strength", N_("Strength"),
-    N_("Camera noise: the multiple of the noise measured to remove, 0.25 "
-       "to 4 (1: as measured)"),
-    ARG_FLOAT, FALSE, BM3D_VALUES_STRENGTH_MIN, BM3D_VALUES_STRENGTH_MAX,
-    BM3D_VALUES_STRENGTH_DEFAULT, NULL, NULL, FIELD (strength) },
-  { "chroma-strength", N_("Chroma strength"),
-    N_("Camera noise: the multiple for the colour noise, on top of "
-       "strength, 0.25 to 4 (1: as measured)"),
-    ARG_FLOAT, FALSE, BM3D_VALUES_STRENGTH_MIN, BM3D_VALUES_STRENGTH_MAX,
-    BM3D_VALUES_STRENGTH_DEFAULT, NULL, NULL, FIELD (chroma_strength) },
+    ARG_CHOICE, FALSE, 0, FIELD (noise) },
+  { BM3D_OPTION_STRENGTH, NULL, N_("Strength"), NULL, ARG_FLOAT, FALSE, 0,
+    FIELD (strength) },
+  { BM3D_OPTION_CHROMA_STRENGTH, NULL, N_("Chroma strength"), NULL,
+    ARG_FLOAT, FALSE, 0, FIELD (chroma_strength) },
 
   /* The dialog's own state and the BM3D expert options: 0 is the
    * published default.  */
-  { "fast-preview", N_("Fast preview while dragging"),
+  { -1, "fast-preview", N_("Fast preview while dragging"),
     N_("Preview with the fastest mode while the noise level slider moves"),
-    ARG_BOOLEAN, TRUE, 0, 1, TRUE, NULL, NULL, FIELD (fast_preview) },
-  { "search", N_("Search window"),
-    N_("Side of the search window, odd, 9 to 75; 0: the default"),
-    ARG_INT, TRUE, 0, BM3D_VALUES_SEARCH_MAX, 0, NULL, NULL,
+    ARG_BOOLEAN, TRUE, TRUE, FIELD (fast_preview) },
+  { BM3D_OPTION_SEARCH, NULL, N_("Search window"), NULL, ARG_INT, TRUE, 0,
     FIELD (search) },
-  { "group-max-hard", N_("Group size, first phase"),
-    N_("Most patches in a group, first phase, a power of two up to 32; "
-       "0: the default"),
-    ARG_INT, TRUE, 0, BM3D_VALUES_GROUP_MAX, 0, NULL, NULL,
-    FIELD (group_max_hard) },
-  { "group-max-wiener", N_("Group size, Wiener phase"),
-    N_("Most patches in a group, Wiener phase, a power of two up to 32; "
-       "0: the default"),
-    ARG_INT, TRUE, 0, BM3D_VALUES_GROUP_MAX, 0, NULL, NULL,
-    FIELD (group_max_wiener) },
-  { "step", N_("Reference step"),
-    N_("Distance between reference patches, 1 to 8; 0: the default"),
-    ARG_INT, TRUE, 0, BM3D_VALUES_STEP_MAX, 0, NULL, NULL, FIELD (step) },
-  { "lambda-3d", N_("Hard threshold (λ3D)"),
-    N_("The first phase's threshold in sigmas, 1 to 5; 0: the default"),
-    ARG_FLOAT, TRUE, 0, BM3D_VALUES_LAMBDA_MAX, 0, NULL, NULL,
-    FIELD (lambda_3d) },
-  { "chroma-scale", N_("Chroma sigma scale"),
-    N_("The colour planes' noise level as a multiple of the luminance's, "
-       "0.25 to 4; 0: the default"),
-    ARG_FLOAT, TRUE, 0, BM3D_VALUES_CHROMA_MAX, 0, NULL, NULL,
-    FIELD (chroma_scale) },
+  { BM3D_OPTION_GROUP_MAX_HARD, NULL, N_("Group size, first phase"), NULL,
+    ARG_INT, TRUE, 0, FIELD (group_max_hard) },
+  { BM3D_OPTION_GROUP_MAX_WIENER, NULL, N_("Group size, Wiener phase"),
+    NULL, ARG_INT, TRUE, 0, FIELD (group_max_wiener) },
+  { BM3D_OPTION_STEP, NULL, N_("Reference step"), NULL, ARG_INT, TRUE, 0,
+    FIELD (step) },
+  { BM3D_OPTION_LAMBDA_3D, NULL, N_("Hard threshold (λ3D)"), NULL,
+    ARG_FLOAT, TRUE, 0, FIELD (lambda_3d) },
+  { BM3D_OPTION_CHROMA_SCALE, NULL, N_("Chroma sigma scale"), NULL,
+    ARG_FLOAT, TRUE, 0, FIELD (chroma_scale) },
 };
-
 
 typedef struct _Bm3dPlugIn      Bm3dPlugIn;
 typedef struct _Bm3dPlugInClass Bm3dPlugInClass;
@@ -204,26 +148,61 @@ field_of (Bm3dValues     *vals,
   return G_STRUCT_MEMBER_P (vals, arg->offset);
 }
 
+static const bm3d_option *
+option_of (const Argument *arg)
+{
+  return arg->option >= 0 ? &bm3d_options[arg->option] : NULL;
+}
+
+static const gchar *
+arg_name (const Argument *arg)
+{
+  return arg->option >= 0 ? bm3d_options[arg->option].name : arg->name;
+}
+
+/* The argument's range and default from the table.  Where 0 stands for
+ * the default (the expert options) it is the lowest value; sigma's 0
+ * asks for an estimate.  */
+static void
+arg_range (const Argument *arg,
+           gdouble        *min,
+           gdouble        *max,
+           gdouble        *value)
+{
+  const bm3d_option *option = option_of (arg);
+
+  if (! option)
+    {
+      *min = 0.0, *max = 1.0, *value = arg->value;
+      return;
+    }
+  *min = option->zero_is_default ? 0.0 : option->min;
+  *max = option->max;
+  *value = option->default_value;
+}
+
 static const gchar *
 choice_nick (const Argument *arg,
              gint            id)
 {
-  const ChoiceRow *row;
+  const bm3d_option *option = option_of (arg);
+  const gchar       *nick = bm3d_option_choice_nick (option, id);
 
-  for (row = arg->choices; row->nick; row++)
-    if (row->id == id)
-      return row->nick;
-  return arg->choices[0].nick;
+  return nick ? nick : option->choices[0].nick;
 }
 
 static GimpChoice *
 choice_new (const Argument *arg)
 {
-  GimpChoice      *choice = gimp_choice_new ();
-  const ChoiceRow *row;
+  const bm3d_option *option = option_of (arg);
+  GimpChoice        *choice = gimp_choice_new ();
+  gint               i;
 
-  for (row = arg->choices; row->nick; row++)
-    gimp_choice_add (choice, row->nick, row->id, arg->choice_label (row->id),
+  for (i = 0; i < option->n_choices; i++)
+    gimp_choice_add (choice, option->choices[i].nick,
+                     option->choices[i].value,
+                     bm3d_values_choice_label (option,
+                                               option->choices[i].value),
                      NULL);
   return choice;
 }
@@ -232,58 +211,62 @@ static void
 add_argument (GimpProcedure  *procedure,
               const Argument *arg)
 {
+  const gchar *name = arg_name (arg);
   const gchar *label = _(arg->label);
-  const gchar *blurb = _(arg->blurb);
+  const gchar *blurb = _(arg->blurb ? arg->blurb : option_of (arg)->help);
   const gchar *nick;
+  gdouble      min, max, value;
+
+  arg_range (arg, &min, &max, &value);
 
   switch (arg->type)
     {
     case ARG_DOUBLE:
     case ARG_FLOAT:
       if (arg->aux)
-        gimp_procedure_add_double_aux_argument (procedure, arg->name, label,
-                                                blurb, arg->min, arg->max,
-                                                arg->value,
+        gimp_procedure_add_double_aux_argument (procedure, name, label,
+                                                blurb, min, max,
+                                                value,
                                                 G_PARAM_READWRITE);
       else
-        gimp_procedure_add_double_argument (procedure, arg->name, label,
-                                            blurb, arg->min, arg->max,
-                                            arg->value, G_PARAM_READWRITE);
+        gimp_procedure_add_double_argument (procedure, name, label,
+                                            blurb, min, max,
+                                            value, G_PARAM_READWRITE);
       break;
 
     case ARG_INT:
       if (arg->aux)
-        gimp_procedure_add_int_aux_argument (procedure, arg->name, label,
-                                             blurb, (gint) arg->min,
-                                             (gint) arg->max,
-                                             (gint) arg->value,
+        gimp_procedure_add_int_aux_argument (procedure, name, label,
+                                             blurb, (gint) min,
+                                             (gint) max,
+                                             (gint) value,
                                              G_PARAM_READWRITE);
       else
-        gimp_procedure_add_int_argument (procedure, arg->name, label, blurb,
-                                         (gint) arg->min, (gint) arg->max,
-                                         (gint) arg->value,
+        gimp_procedure_add_int_argument (procedure, name, label, blurb,
+                                         (gint) min, (gint) max,
+                                         (gint) value,
                                          G_PARAM_READWRITE);
       break;
 
     case ARG_BOOLEAN:
       if (arg->aux)
-        gimp_procedure_add_boolean_aux_argument (procedure, arg->name, label,
-                                                 blurb, arg->value != 0.0,
+        gimp_procedure_add_boolean_aux_argument (procedure, name, label,
+                                                 blurb, value != 0.0,
                                                  G_PARAM_READWRITE);
       else
-        gimp_procedure_add_boolean_argument (procedure, arg->name, label,
-                                             blurb, arg->value != 0.0,
+        gimp_procedure_add_boolean_argument (procedure, name, label,
+                                             blurb, value != 0.0,
                                              G_PARAM_READWRITE);
       break;
 
     case ARG_CHOICE:
-      nick = choice_nick (arg, (gint) arg->value);
+      nick = choice_nick (arg, (gint) value);
       if (arg->aux)
-        gimp_procedure_add_choice_aux_argument (procedure, arg->name, label,
+        gimp_procedure_add_choice_aux_argument (procedure, name, label,
                                                 blurb, choice_new (arg), nick,
                                                 G_PARAM_READWRITE);
       else
-        gimp_procedure_add_choice_argument (procedure, arg->name, label,
+        gimp_procedure_add_choice_argument (procedure, name, label,
                                             blurb, choice_new (arg), nick,
                                             G_PARAM_READWRITE);
       break;
@@ -313,24 +296,24 @@ values_from_config (GimpProcedureConfig *config,
       switch (arg->type)
         {
         case ARG_DOUBLE:
-          g_object_get (config, arg->name, &d, NULL);
+          g_object_get (config, arg_name (arg), &d, NULL);
           *(gdouble *) field = d;
           break;
         case ARG_FLOAT:
-          g_object_get (config, arg->name, &d, NULL);
+          g_object_get (config, arg_name (arg), &d, NULL);
           *(gfloat *) field = (gfloat) d;
           break;
         case ARG_INT:
-          g_object_get (config, arg->name, &n, NULL);
+          g_object_get (config, arg_name (arg), &n, NULL);
           *(gint32 *) field = n;
           break;
         case ARG_BOOLEAN:
-          g_object_get (config, arg->name, &b, NULL);
+          g_object_get (config, arg_name (arg), &b, NULL);
           *(gint32 *) field = b ? 1 : 0;
           break;
         case ARG_CHOICE:
           *(gint32 *) field = gimp_procedure_config_get_choice_id (config,
-                                                                   arg->name);
+                                                                   arg_name (arg));
           break;
         }
     }
@@ -353,20 +336,20 @@ values_to_config (const Bm3dValues    *vals,
       switch (arg->type)
         {
         case ARG_DOUBLE:
-          g_object_set (config, arg->name, *(gdouble *) field, NULL);
+          g_object_set (config, arg_name (arg), *(gdouble *) field, NULL);
           break;
         case ARG_FLOAT:
-          g_object_set (config, arg->name, (gdouble) *(gfloat *) field, NULL);
+          g_object_set (config, arg_name (arg), (gdouble) *(gfloat *) field, NULL);
           break;
         case ARG_INT:
-          g_object_set (config, arg->name, (gint) *(gint32 *) field, NULL);
+          g_object_set (config, arg_name (arg), (gint) *(gint32 *) field, NULL);
           break;
         case ARG_BOOLEAN:
-          g_object_set (config, arg->name, (gboolean) (*(gint32 *) field != 0),
+          g_object_set (config, arg_name (arg), (gboolean) (*(gint32 *) field != 0),
                         NULL);
           break;
         case ARG_CHOICE:
-          g_object_set (config, arg->name,
+          g_object_set (config, arg_name (arg),
                         choice_nick (arg, *(gint32 *) field), NULL);
           break;
         }
@@ -422,7 +405,7 @@ bm3d_run (GimpProcedure        *procedure,
        * call with nothing saved gets).  */
       g_free (problem);
       bm3d_values_set_defaults (&vals);
-      vals.noise = PDB_NOISE_DEFAULT;
+      vals.noise = (gint32) bm3d_options[BM3D_OPTION_NOISE].default_value;
     }
 
   g_object_get (config, "keep-editable", &keep_editable, NULL);
@@ -472,6 +455,7 @@ bm3d_run_files (GimpProcedure        *procedure,
   gchar       *out_dir = NULL;
   gchar       *problem;
   GError      *error = NULL;
+  gint         png_level;
   gint         failed;
 
   gegl_init (NULL, NULL);
@@ -489,10 +473,12 @@ bm3d_run_files (GimpProcedure        *procedure,
       return return_error (procedure, GIMP_PDB_CALLING_ERROR, error);
     }
 
-  g_object_get (config, "files", &files, "out-dir", &out_dir, NULL);
+  g_object_get (config, "files", &files, "out-dir", &out_dir,
+                "png-compression", &png_level, NULL);
   failed = bm3d_files_denoise ((const gchar *const *) files,
                                files ? (gint) g_strv_length (files) : 0,
-                               out_dir, &vals, &error);
+                               out_dir, &vals,
+                               bm3d_save_png_level (png_level), &error);
   if (failed > 0)
     error = g_error_new (BM3D_GIMP3_ERROR, 0,
                          _("BM3D batch: %d of %d files failed"), failed,
@@ -558,6 +544,15 @@ files_procedure_new (GimpPlugIn  *plug_in,
   for (i = 0; i < G_N_ELEMENTS (arguments); i++)
     if (! arguments[i].aux)
       add_argument (procedure, &arguments[i]);
+  /* Last, so that calls made before it keep working (bm3d-save.h).  */
+  gimp_procedure_add_int_argument (procedure, "png-compression",
+                                   _("PNG compression"),
+                                   _("The zlib level of PNG results, 0 "
+                                     "(fastest) to 9 (smallest); -1: the "
+                                     "gimprc setting bm3d-png-compression, "
+                                     "else 3"),
+                                   -1, BM3D_SAVE_PNG_LEVEL_MAX, -1,
+                                   G_PARAM_READWRITE);
   return procedure;
 }
 

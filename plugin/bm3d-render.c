@@ -151,7 +151,7 @@ bm3d_estimate_rect (const GeglRectangle *area,
  * they compute what the general loop does bit for bit (v / 1 * 255 is
  * v * 255, v / 255 * 1 is v / 255).  */
 static void
-rescale_colour (Bm3dPixels *pixels,
+rescale_colour (Bm3dFloatRect *pixels,
                 gfloat      scale)
 {
   gint    colour = pixels->channels - (pixels->has_alpha ? 1 : 0);
@@ -188,8 +188,8 @@ rescale_colour (Bm3dPixels *pixels,
  * reuses one input and one output for all its strips, which spares the
  * system's page faults on a fresh allocation per strip.  `spare` is
  * consumed either way.  */
-static Bm3dPixels *
-pixels_new_reusing (Bm3dPixels          *spare,
+static Bm3dFloatRect *
+pixels_new_reusing (Bm3dFloatRect       *spare,
                     const GeglRectangle *rect,
                     const GeglRectangle *bounds,
                     gint                 channels,
@@ -197,14 +197,14 @@ pixels_new_reusing (Bm3dPixels          *spare,
                     GError             **error)
 {
   gsize       size = (gsize) rect->width * rect->height * channels;
-  Bm3dPixels *pixels;
+  Bm3dFloatRect *pixels;
 
   if (spare && spare->ref_count == 1 && spare->capacity >= size)
     pixels = spare;
   else
     {
-      bm3d_pixels_unref (spare);
-      pixels = g_new0 (Bm3dPixels, 1);
+      bm3d_float_rect_unref (spare);
+      pixels = g_new0 (Bm3dFloatRect, 1);
       pixels->ref_count = 1;
       pixels->capacity = size;
       pixels->data = g_try_new (gfloat, size);
@@ -226,34 +226,34 @@ pixels_new_reusing (Bm3dPixels          *spare,
   return pixels;
 }
 
-Bm3dPixels *
-bm3d_pixels_new_spare (const GeglRectangle *rect,
-                       gint                 channels,
-                       GError             **error)
+Bm3dFloatRect *
+bm3d_float_rect_new_spare (const GeglRectangle *rect,
+                           gint                 channels,
+                           GError             **error)
 {
   return pixels_new_reusing (NULL, rect, rect, channels, FALSE, error);
 }
 
-Bm3dPixels *
-bm3d_pixels_read (GeglBuffer          *source,
-                  const Bm3dLayout    *layout,
-                  const GeglRectangle *rect,
-                  GError             **error)
+Bm3dFloatRect *
+bm3d_float_rect_read (GeglBuffer          *source,
+                      const Bm3dLayout    *layout,
+                      const GeglRectangle *rect,
+                      GError             **error)
 {
-  return bm3d_pixels_read_reusing (NULL, source, layout, rect, error);
+  return bm3d_float_rect_read_reusing (NULL, source, layout, rect, error);
 }
 
-Bm3dPixels *
-bm3d_pixels_read_reusing (Bm3dPixels          *spare,
-                          GeglBuffer          *source,
-                          const Bm3dLayout    *layout,
-                          const GeglRectangle *rect,
-                          GError             **error)
+Bm3dFloatRect *
+bm3d_float_rect_read_reusing (Bm3dFloatRect       *spare,
+                              GeglBuffer          *source,
+                              const Bm3dLayout    *layout,
+                              const GeglRectangle *rect,
+                              GError             **error)
 {
-  Bm3dPixels *pixels = pixels_new_reusing (spare, rect,
-                                           gegl_buffer_get_extent (source),
-                                           layout->channels,
-                                           layout->has_alpha, error);
+  Bm3dFloatRect *pixels = pixels_new_reusing (spare, rect,
+                                              gegl_buffer_get_extent (source),
+                                              layout->channels,
+                                              layout->has_alpha, error);
 
   if (! pixels)
     return NULL;
@@ -263,17 +263,17 @@ bm3d_pixels_read_reusing (Bm3dPixels          *spare,
   return pixels;
 }
 
-Bm3dPixels *
-bm3d_pixels_read_level (GeglBuffer          *source,
-                        const Bm3dLayout    *layout,
-                        const GeglRectangle *rect,
-                        const GeglRectangle *bounds,
-                        gint                 level,
-                        GError             **error)
+Bm3dFloatRect *
+bm3d_float_rect_read_level (GeglBuffer          *source,
+                            const Bm3dLayout    *layout,
+                            const GeglRectangle *rect,
+                            const GeglRectangle *bounds,
+                            gint                 level,
+                            GError             **error)
 {
-  Bm3dPixels *pixels = pixels_new_reusing (NULL, rect, bounds,
-                                           layout->channels,
-                                           layout->has_alpha, error);
+  Bm3dFloatRect *pixels = pixels_new_reusing (NULL, rect, bounds,
+                                              layout->channels,
+                                              layout->has_alpha, error);
 
   if (! pixels)
     return NULL;
@@ -285,15 +285,15 @@ bm3d_pixels_read_level (GeglBuffer          *source,
   return pixels;
 }
 
-Bm3dPixels *
-bm3d_pixels_ref (Bm3dPixels *pixels)
+Bm3dFloatRect *
+bm3d_float_rect_ref (Bm3dFloatRect *pixels)
 {
   g_atomic_int_inc (&pixels->ref_count);
   return pixels;
 }
 
 void
-bm3d_pixels_unref (Bm3dPixels *pixels)
+bm3d_float_rect_unref (Bm3dFloatRect *pixels)
 {
   if (pixels && g_atomic_int_dec_and_test (&pixels->ref_count))
     {
@@ -303,9 +303,9 @@ bm3d_pixels_unref (Bm3dPixels *pixels)
 }
 
 gfloat *
-bm3d_pixels_at (const Bm3dPixels *pixels,
-                gint              x,
-                gint              y)
+bm3d_float_rect_at (const Bm3dFloatRect *pixels,
+                    gint                 x,
+                    gint                 y)
 {
   return pixels->data
          + ((gsize) (y - pixels->rect.y) * pixels->rect.width
@@ -313,7 +313,7 @@ bm3d_pixels_at (const Bm3dPixels *pixels,
 }
 
 gsize
-bm3d_pixels_rowstride (const Bm3dPixels *pixels)
+bm3d_float_rect_rowstride (const Bm3dFloatRect *pixels)
 {
   return (gsize) pixels->rect.width * pixels->channels * sizeof (gfloat);
 }
@@ -329,7 +329,7 @@ rect_contains (const GeglRectangle *outer,
 
 /* The engine's view of `rect` of `pixels`: no copy.  */
 static bm3d_image
-image_view (const Bm3dPixels    *pixels,
+image_view (const Bm3dFloatRect *pixels,
             const GeglRectangle *rect)
 {
   bm3d_image image;
@@ -339,7 +339,7 @@ image_view (const Bm3dPixels    *pixels,
   image.channels = pixels->channels;
   image.has_alpha = pixels->has_alpha;
   image.stride = (size_t) pixels->rect.width * pixels->channels;
-  image.data = bm3d_pixels_at (pixels, rect->x, rect->y);
+  image.data = bm3d_float_rect_at (pixels, rect->x, rect->y);
   return image;
 }
 
@@ -432,10 +432,10 @@ set_engine_error (GError            **error,
 }
 
 gboolean
-bm3d_render_area (const Bm3dPixels    *input,
+bm3d_render_area (const Bm3dFloatRect *input,
                   const GeglRectangle *core,
                   const bm3d_params   *params,
-                  Bm3dPixels         **result,
+                  Bm3dFloatRect      **result,
                   bm3d_report         *report,
                   bm3d_status         *status_out,
                   GError             **error)
@@ -443,8 +443,8 @@ bm3d_render_area (const Bm3dPixels    *input,
   GeglRectangle  context;
   bm3d_image     in, out;
   bm3d_status    status;
-  Bm3dPixels    *spare = *result;
-  Bm3dPixels    *output;
+  Bm3dFloatRect *spare = *result;
+  Bm3dFloatRect *output;
   GError        *local = NULL;
 
   *result = NULL;
@@ -455,7 +455,7 @@ bm3d_render_area (const Bm3dPixels    *input,
                          input->channels - (input->has_alpha ? 1 : 0),
                          params, &context, &local))
     {
-      bm3d_pixels_unref (spare);
+      bm3d_float_rect_unref (spare);
       if (status_out)
         *status_out = (bm3d_status) local->code;
       g_propagate_error (error, local);
@@ -466,7 +466,7 @@ bm3d_render_area (const Bm3dPixels    *input,
    * the engine sees beyond it would change the result.  */
   if (! rect_contains (&input->rect, &context) || input->scale != 255.0f)
     {
-      bm3d_pixels_unref (spare);
+      bm3d_float_rect_unref (spare);
       g_return_val_if_reached (FALSE);
     }
 
@@ -491,7 +491,7 @@ bm3d_render_area (const Bm3dPixels    *input,
   if (status != BM3D_OK)
     {
       set_engine_error (error, status, report, params);
-      bm3d_pixels_unref (output);
+      bm3d_float_rect_unref (output);
       return FALSE;
     }
 
@@ -501,12 +501,12 @@ bm3d_render_area (const Bm3dPixels    *input,
 }
 
 gboolean
-bm3d_render_estimate (const Bm3dPixels  *sample,
-                      const bm3d_params *params,
-                      gfloat            *sigma,
-                      bm3d_report       *report,
-                      bm3d_status       *status_out,
-                      GError           **error)
+bm3d_render_estimate (const Bm3dFloatRect *sample,
+                      const bm3d_params   *params,
+                      gfloat              *sigma,
+                      bm3d_report         *report,
+                      bm3d_status         *status_out,
+                      GError             **error)
 {
   bm3d_image  in = image_view (sample, &sample->rect);
   bm3d_status status;
@@ -536,12 +536,12 @@ bm3d_render_estimate (const Bm3dPixels  *sample,
 }
 
 gboolean
-bm3d_render_estimate_profile (const Bm3dPixels   *sample,
-                              const bm3d_params  *params,
-                              bm3d_noise_profile *profile,
-                              bm3d_report        *report,
-                              bm3d_status        *status_out,
-                              GError            **error)
+bm3d_render_estimate_profile (const Bm3dFloatRect *sample,
+                              const bm3d_params   *params,
+                              bm3d_noise_profile  *profile,
+                              bm3d_report         *report,
+                              bm3d_status         *status_out,
+                              GError             **error)
 {
   bm3d_image  in = image_view (sample, &sample->rect);
   bm3d_status status;
@@ -582,13 +582,13 @@ bm3d_render_estimate_middle (GeglBuffer          *source,
                              GError             **error)
 {
   GeglRectangle  sample_rect;
-  Bm3dPixels    *sample;
+  Bm3dFloatRect *sample;
   bm3d_report    report;
   gboolean       ok;
 
   bm3d_estimate_rect (area, &sample_rect);
-  sample = bm3d_pixels_read_level (source, layout, &sample_rect, area, level,
-                                   error);
+  sample = bm3d_float_rect_read_level (source, layout, &sample_rect, area,
+                                       level, error);
   if (! sample)
     return FALSE;
   if (profile)
@@ -597,14 +597,14 @@ bm3d_render_estimate_middle (GeglBuffer          *source,
   else if ((ok = bm3d_render_estimate (sample, params, sigma, &report, NULL,
                                        error)))
     *sigma = MAX (*sigma, (gfloat) BM3D_ESTIMATE_FLOOR);
-  bm3d_pixels_unref (sample);
+  bm3d_float_rect_unref (sample);
   return ok;
 }
 
 guchar *
-bm3d_pixels_to_u8 (const Bm3dPixels    *pixels,
-                   const Bm3dLayout    *layout,
-                   const GeglRectangle *rect)
+bm3d_float_rect_to_u8 (const Bm3dFloatRect *pixels,
+                       const Bm3dLayout    *layout,
+                       const GeglRectangle *rect)
 {
   gsize   row_u8 = (gsize) rect->width * layout->channels;
   guchar *buffer = g_new (guchar, row_u8 * rect->height);
@@ -613,7 +613,7 @@ bm3d_pixels_to_u8 (const Bm3dPixels    *pixels,
   g_return_val_if_fail (pixels->scale == 1.0f, buffer);
   for (y = 0; y < rect->height; y++)
     babl_process (layout->to_u8,
-                  bm3d_pixels_at (pixels, rect->x, rect->y + y),
+                  bm3d_float_rect_at (pixels, rect->x, rect->y + y),
                   buffer + y * row_u8, rect->width);
   return buffer;
 }

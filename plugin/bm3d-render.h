@@ -18,9 +18,9 @@
  * along with this program.  If not, see <https://www.gnu.org/licenses/>.
  *
  * Reading from a drawable talks to GIMP and belongs to the main thread;
- * bm3d_render_area (), bm3d_render_estimate () and bm3d_pixels_to_u8 ()
- * touch only memory and the engine, so the dialog's worker thread calls
- * them.
+ * bm3d_render_area (), bm3d_render_estimate () and
+ * bm3d_float_rect_to_u8 () touch only memory and the engine, so the
+ * dialog's worker thread calls them.
  */
 #ifndef BM3D_RENDER_H
 #define BM3D_RENDER_H
@@ -42,7 +42,8 @@ typedef struct
   gboolean    clipped;     /* see bm3d_image_within_range () */
 } Bm3dLayout;
 
-/* A rectangle of a drawable's pixels, interleaved without row padding.
+/* A rectangle of a drawable's pixels as floats, interleaved without row
+ * padding (not the engine's bm3d_pixels, an integer image).
  * Colour channels are on the 0..`scale` range (255: the engine's, 1:
  * GEGL's); alpha stays as GEGL gives it.  Reference counted: the dialog
  * shares one read among the requests of its worker thread.  */
@@ -56,7 +57,7 @@ typedef struct
   gfloat         scale;
   gfloat        *data;
   gsize          capacity;   /* floats allocated at data         */
-} Bm3dPixels;
+} Bm3dFloatRect;
 
 /* The largest side of the sample that sigma 0, camera noise and the
  * Estimate button measure the noise on: the middle of the selection, so
@@ -104,42 +105,42 @@ void         bm3d_estimate_rect       (const GeglRectangle *area,
 
 /* Reads `rect` of `source` on the engine's scale.  Main thread only.
  * NULL, with `error` set, when memory runs out.  */
-Bm3dPixels  *bm3d_pixels_read         (GeglBuffer          *source,
-                                       const Bm3dLayout    *layout,
-                                       const GeglRectangle *rect,
-                                       GError             **error);
+Bm3dFloatRect *bm3d_float_rect_read         (GeglBuffer          *source,
+                                             const Bm3dLayout    *layout,
+                                             const GeglRectangle *rect,
+                                             GError             **error);
 /* Pixels with room for `rect` of `channels`, their contents unset: a
- * spare for bm3d_pixels_read_reusing () or bm3d_render_area ().  */
-Bm3dPixels  *bm3d_pixels_new_spare    (const GeglRectangle *rect,
-                                       gint                 channels,
-                                       GError             **error);
+ * spare for bm3d_float_rect_read_reusing () or bm3d_render_area ().  */
+Bm3dFloatRect *bm3d_float_rect_new_spare    (const GeglRectangle *rect,
+                                             gint                 channels,
+                                             GError             **error);
 
 /* The same into `spare` (NULL, or pixels nothing else holds, such as
  * the previous strip's) when its memory is big enough, else into new
  * pixels; `spare` is consumed either way.  */
-Bm3dPixels  *bm3d_pixels_read_reusing (Bm3dPixels          *spare,
-                                       GeglBuffer          *source,
-                                       const Bm3dLayout    *layout,
-                                       const GeglRectangle *rect,
-                                       GError             **error);
+Bm3dFloatRect *bm3d_float_rect_read_reusing (Bm3dFloatRect       *spare,
+                                             GeglBuffer          *source,
+                                             const Bm3dLayout    *layout,
+                                             const GeglRectangle *rect,
+                                             GError             **error);
 /* For a GEGL operation: `rect` of `source` at mipmap `level`, both in
  * that level's coordinates, with `bounds` (the input's extent there)
  * as the extent the engine's alignment counts from.  */
-Bm3dPixels  *bm3d_pixels_read_level   (GeglBuffer          *source,
-                                       const Bm3dLayout    *layout,
-                                       const GeglRectangle *rect,
-                                       const GeglRectangle *bounds,
-                                       gint                 level,
-                                       GError             **error);
-Bm3dPixels  *bm3d_pixels_ref          (Bm3dPixels          *pixels);
-void         bm3d_pixels_unref        (Bm3dPixels          *pixels);
+Bm3dFloatRect *bm3d_float_rect_read_level   (GeglBuffer          *source,
+                                             const Bm3dLayout    *layout,
+                                             const GeglRectangle *rect,
+                                             const GeglRectangle *bounds,
+                                             gint                 level,
+                                             GError             **error);
+Bm3dFloatRect *bm3d_float_rect_ref          (Bm3dFloatRect       *pixels);
+void         bm3d_float_rect_unref        (Bm3dFloatRect       *pixels);
 
 /* The first value of pixel (x, y), drawable coordinates inside
  * pixels->rect, and the bytes between two rows.  */
-gfloat      *bm3d_pixels_at           (const Bm3dPixels    *pixels,
-                                       gint                 x,
-                                       gint                 y);
-gsize        bm3d_pixels_rowstride    (const Bm3dPixels    *pixels);
+gfloat      *bm3d_float_rect_at           (const Bm3dFloatRect *pixels,
+                                           gint                 x,
+                                           gint                 y);
+gsize        bm3d_float_rect_rowstride    (const Bm3dFloatRect *pixels);
 
 /* Denoises `core` of `input`, which must hold the context
  * bm3d_context_for () gives (or more: the rest is left out).  On
@@ -149,10 +150,10 @@ gsize        bm3d_pixels_rowstride    (const Bm3dPixels    *pixels);
  * that nothing else holds, whose memory is then reused when big
  * enough (and freed otherwise).  On failure `error` holds a message for the user and
  * `*status` (when non-NULL) the engine's status.  */
-gboolean     bm3d_render_area         (const Bm3dPixels    *input,
+gboolean     bm3d_render_area         (const Bm3dFloatRect *input,
                                        const GeglRectangle *core,
                                        const bm3d_params   *params,
-                                       Bm3dPixels         **result,
+                                       Bm3dFloatRect      **result,
                                        bm3d_report         *report,
                                        bm3d_status         *status,
                                        GError             **error);
@@ -163,7 +164,7 @@ gboolean     bm3d_render_area         (const Bm3dPixels    *input,
 gboolean     bm3d_render_passthrough  (void);
 
 /* Estimates the noise level of `sample` (engine scale).  */
-gboolean     bm3d_render_estimate     (const Bm3dPixels    *sample,
+gboolean     bm3d_render_estimate     (const Bm3dFloatRect *sample,
                                        const bm3d_params   *params,
                                        gfloat              *sigma,
                                        bm3d_report         *report,
@@ -173,7 +174,7 @@ gboolean     bm3d_render_estimate     (const Bm3dPixels    *sample,
 /* Estimates the camera noise profile of `sample` (engine scale), as
  * bm3d_estimate_noise_profile () does; a sample under 32 x 32 pixels is
  * refused with a message saying so.  */
-gboolean     bm3d_render_estimate_profile (const Bm3dPixels   *sample,
+gboolean     bm3d_render_estimate_profile (const Bm3dFloatRect   *sample,
                                            const bm3d_params  *params,
                                            bm3d_noise_profile *profile,
                                            bm3d_report        *report,
@@ -197,9 +198,9 @@ gboolean     bm3d_render_estimate_middle (GeglBuffer          *source,
 /* `rect` of `pixels` (GEGL's scale) in the layout's 8-bit format, as
  * gimp_preview_draw_buffer () takes it: rect->width * channels bytes a
  * row.  */
-guchar      *bm3d_pixels_to_u8        (const Bm3dPixels    *pixels,
-                                       const Bm3dLayout    *layout,
-                                       const GeglRectangle *rect);
+guchar      *bm3d_float_rect_to_u8        (const Bm3dFloatRect *pixels,
+                                           const Bm3dLayout    *layout,
+                                           const GeglRectangle *rect);
 
 /* A message for the user about a failed engine call.  */
 gchar       *bm3d_render_error_message (bm3d_status         status,

@@ -132,8 +132,8 @@ note_fall_back (const bm3d_report *report,
 }
 
 /* An environment switch: docs/environment.md lists them all.  */
-static gboolean
-stage_times_wanted (void)
+gboolean
+bm3d_run_times_wanted (void)
 {
   const gchar *value = g_getenv ("BM3D_PLUGIN_TIMES");
 
@@ -263,17 +263,17 @@ denoise_in_strips (Bm3dDrawable         drawable,
   gboolean       ok = TRUE;
   /* One input and one output serve every strip, made for the largest
    * context at once.  */
-  Bm3dPixels    *input = NULL;
-  Bm3dPixels    *output = NULL;
+  Bm3dFloatRect *input = NULL;
+  Bm3dFloatRect *output = NULL;
   GeglRectangle  largest;
 
   params->progress = progress_update;
   params->progress_data = &progress;
   if (largest_context (source, layout, area, rows, params, &largest))
-    ok = ((input = bm3d_pixels_new_spare (&largest, layout->channels,
-                                          error))
-          && (output = bm3d_pixels_new_spare (&largest, layout->channels,
-                                              error)));
+    ok = ((input = bm3d_float_rect_new_spare (&largest, layout->channels,
+                                              error))
+          && (output = bm3d_float_rect_new_spare (&largest, layout->channels,
+                                                  error)));
 
   for (strip.y = area->y; ok && strip.y < end; strip.y += rows)
     {
@@ -288,8 +288,8 @@ denoise_in_strips (Bm3dDrawable         drawable,
       ok = (bm3d_context_for (gegl_buffer_get_extent (source), &strip,
                               layout->channels - (layout->has_alpha ? 1 : 0),
                               params, &context, error)
-            && (input = bm3d_pixels_read_reusing (input, source, layout,
-                                                  &context, error)));
+            && (input = bm3d_float_rect_read_reusing (input, source, layout,
+                                                      &context, error)));
       times->read += lap (times);
       ok = ok && bm3d_render_area (input, &strip, params, &output, &report,
                                    NULL, error);
@@ -301,15 +301,15 @@ denoise_in_strips (Bm3dDrawable         drawable,
           if (report.fell_back)
             params->backend = BM3D_BACKEND_CPU;
           gegl_buffer_set (shadow, &strip, 0, layout->format,
-                           bm3d_pixels_at (output, strip.x, strip.y),
-                           bm3d_pixels_rowstride (output));
+                           bm3d_float_rect_at (output, strip.x, strip.y),
+                           bm3d_float_rect_rowstride (output));
           /* Send the strip to GIMP now rather than keep it here.  */
           gegl_buffer_flush (shadow);
           times->write += lap (times);
         }
     }
-  bm3d_pixels_unref (input);
-  bm3d_pixels_unref (output);
+  bm3d_float_rect_unref (input);
+  bm3d_float_rect_unref (output);
   g_object_unref (shadow);
 
   if (! ok)
@@ -369,7 +369,7 @@ bm3d_run_denoise (Bm3dDrawable       drawable,
 
       ok = denoise_in_strips (drawable, source, &layout, &area, &params,
                               run_mode, &times, error);
-      if (ok && stage_times_wanted ())
+      if (ok && bm3d_run_times_wanted ())
         g_printerr ("%s: %d x %d: read %.3f s, %s %.3f s, write %.3f s, "
                     "merge %.3f s\n", PLUG_IN_BINARY, area.width,
                     area.height, times.read,

@@ -29,6 +29,10 @@
  * the build's own, before they are installed), else the installed one.  */
 const gchar *bm3d_run_locale_dir      (void);
 
+/* Whether stage times go to stderr (BM3D_PLUGIN_TIMES=1, or the
+ * passthrough): each final run's, and each file's of the batch.  */
+gboolean     bm3d_run_times_wanted    (void);
+
 /* FALSE, with a message for the user in `error`, when `drawable` cannot
  * be denoised: gone, indexed, or a layer group.  */
 gboolean     bm3d_run_check_drawable  (Bm3dDrawable       drawable,

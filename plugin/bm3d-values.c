@@ -19,7 +19,6 @@
  */
 #include "config.h"
 
-#include <math.h>
 #include <string.h>
 
 #include <glib.h>
@@ -27,49 +26,31 @@
 #include "bm3d-intl.h"
 #include "bm3d-values.h"
 
-static const gchar *const mode_labels[] =
+const gchar *
+bm3d_values_choice_label (const bm3d_option *option,
+                          gint32             value)
 {
-  N_("BM3D (two phases; CBM3D for colour)"),
-  N_("BM3D, first phase only (faster)"),
-  N_("Non-local means"),
-  N_("Isoline")
-};
+  const gchar *label = bm3d_option_choice_label (option, value);
 
-static const gchar *const backend_labels[] =
-{
-  N_("Automatic (GPU when available)"),
-  N_("CPU"),
-  N_("CUDA (NVIDIA GPU)")
-};
-
-static const gchar *const noise_labels[] =
-{
-  N_("White noise (sigma)"),
-  N_("Camera noise (estimated from the photo)")
-};
+  return label ? _(label) : "?";
+}
 
 const gchar *
 bm3d_values_mode_label (gint32 mode)
 {
-  if (mode < BM3D_VALUES_MODE_MIN || mode > BM3D_VALUES_MODE_MAX)
-    return "?";
-  return _(mode_labels[mode]);
+  return bm3d_values_choice_label (BM3D_VALUES_OPTION (MODE), mode);
 }
 
 const gchar *
 bm3d_values_backend_label (gint32 backend)
 {
-  if (backend < BM3D_VALUES_BACKEND_MIN || backend > BM3D_VALUES_BACKEND_MAX)
-    return "?";
-  return _(backend_labels[backend]);
+  return bm3d_values_choice_label (BM3D_VALUES_OPTION (BACKEND), backend);
 }
 
 const gchar *
 bm3d_values_noise_label (gint32 noise)
 {
-  if (noise != BM3D_VALUES_NOISE_WHITE && noise != BM3D_VALUES_NOISE_CAMERA)
-    return "?";
-  return _(noise_labels[noise]);
+  return bm3d_values_choice_label (BM3D_VALUES_OPTION (NOISE), noise);
 }
 
 void
@@ -77,28 +58,33 @@ bm3d_values_set_defaults (Bm3dValues *vals)
 {
   memset (vals, 0, sizeof *vals);
   vals->version = BM3D_VALUES_VERSION;
-  vals->sigma = BM3D_VALUES_SIGMA_DEFAULT;
-  vals->mode = BM3D_VALUES_MODE_DEFAULT;
-  vals->backend = BM3D_VALUES_BACKEND_DEFAULT;
+  vals->sigma = BM3D_VALUES_OPTION (SIGMA)->default_value;
+  vals->mode = (gint32) BM3D_VALUES_OPTION (MODE)->default_value;
+  vals->backend = (gint32) BM3D_VALUES_OPTION (BACKEND)->default_value;
   vals->fast_preview = TRUE;
   vals->noise = BM3D_VALUES_NOISE_DEFAULT;
-  vals->strength = BM3D_VALUES_STRENGTH_DEFAULT;
-  vals->chroma_strength = BM3D_VALUES_STRENGTH_DEFAULT;
+  vals->strength = (gfloat) BM3D_VALUES_OPTION (STRENGTH)->default_value;
+  vals->chroma_strength =
+    (gfloat) BM3D_VALUES_OPTION (CHROMA_STRENGTH)->default_value;
   /* The expert options stay 0: the published defaults.  */
 }
 
-static gboolean
-power_of_two (gint v)
-{
-  return v > 0 && (v & (v - 1)) == 0;
-}
+#define ACCEPTS(id, value) bm3d_option_accepts (BM3D_VALUES_OPTION (id), \
+                                                 value)
 
+/* The saved expert options, and the dialog's own state.  */
 static gboolean
-strength_ok (gfloat strength)
+expert_options_ok (const Bm3dValues *vals)
 {
-  return isfinite (strength)
-         && strength >= BM3D_VALUES_STRENGTH_MIN
-         && strength <= BM3D_VALUES_STRENGTH_MAX;
+  return ACCEPTS (NOISE, vals->noise)
+         && vals->reserved == 0
+         && (vals->fast_preview == 0 || vals->fast_preview == 1)
+         && ACCEPTS (SEARCH, vals->search)
+         && ACCEPTS (GROUP_MAX_HARD, vals->group_max_hard)
+         && ACCEPTS (GROUP_MAX_WIENER, vals->group_max_wiener)
+         && ACCEPTS (STEP, vals->step)
+         && ACCEPTS (LAMBDA_3D, vals->lambda_3d)
+         && ACCEPTS (CHROMA_SCALE, vals->chroma_scale);
 }
 
 /* NULL when `vals` can be run, else a message naming the bad parameter
@@ -107,58 +93,40 @@ strength_ok (gfloat strength)
 gchar *
 bm3d_values_check (const Bm3dValues *vals)
 {
-  if (! isfinite (vals->sigma)
-      || vals->sigma < BM3D_VALUES_SIGMA_MIN
-      || vals->sigma > BM3D_VALUES_SIGMA_MAX)
-    return g_strdup_printf (_("sigma must be a number from 0 to 255 (the "
-                              "noise level on a 0..255 scale); got %g"),
-                            vals->sigma);
+  const bm3d_option *sigma = BM3D_VALUES_OPTION (SIGMA);
+  const bm3d_option *strength = BM3D_VALUES_OPTION (STRENGTH);
+  const bm3d_option *chroma = BM3D_VALUES_OPTION (CHROMA_STRENGTH);
 
-  if (vals->mode < BM3D_VALUES_MODE_MIN || vals->mode > BM3D_VALUES_MODE_MAX)
+  /* Sigma 0: estimate it first.  */
+  if (vals->sigma != 0.0 && ! bm3d_option_accepts (sigma, vals->sigma))
+    return g_strdup_printf (_("sigma must be a number from 0 to %g (the "
+                              "noise level on a 0..255 scale); got %g"),
+                            sigma->max, vals->sigma);
+
+  if (! ACCEPTS (MODE, vals->mode))
     return g_strdup_printf (_("mode must be 0 (BM3D), 1 (BM3D first phase "
                               "only), 2 (non-local means) or 3 (isoline); "
                               "got %d"), vals->mode);
 
-  if (vals->backend < BM3D_VALUES_BACKEND_MIN
-      || vals->backend > BM3D_VALUES_BACKEND_MAX)
+  if (! ACCEPTS (BACKEND, vals->backend))
     return g_strdup_printf (_("backend must be 0 (automatic), 1 (CPU) or "
                               "2 (CUDA); got %d"), vals->backend);
 
-  if (! strength_ok (vals->strength))
-    return g_strdup_printf (_("strength must be a number from 0.25 to 4 "
+  if (! bm3d_option_accepts (strength, vals->strength))
+    return g_strdup_printf (_("strength must be a number from %g to %g "
                               "(the multiple of the estimated camera "
                               "noise to remove); got %g"),
+                            strength->min, strength->max,
                             (double) vals->strength);
 
-  if (! strength_ok (vals->chroma_strength))
-    return g_strdup_printf (_("chroma-strength must be a number from 0.25 "
-                              "to 4 (the multiple of the estimated colour "
+  if (! bm3d_option_accepts (chroma, vals->chroma_strength))
+    return g_strdup_printf (_("chroma-strength must be a number from %g "
+                              "to %g (the multiple of the estimated colour "
                               "noise to remove, on top of strength); "
-                              "got %g"), (double) vals->chroma_strength);
+                              "got %g"), chroma->min, chroma->max,
+                            (double) vals->chroma_strength);
 
-  if ((vals->noise != BM3D_VALUES_NOISE_WHITE
-       && vals->noise != BM3D_VALUES_NOISE_CAMERA)
-      || vals->reserved != 0
-      || (vals->fast_preview != 0 && vals->fast_preview != 1)
-      || (vals->search != 0
-          && (vals->search < BM3D_VALUES_SEARCH_MIN
-              || vals->search > BM3D_VALUES_SEARCH_MAX
-              || vals->search % 2 == 0))
-      || (vals->group_max_hard != 0
-          && (! power_of_two (vals->group_max_hard)
-              || vals->group_max_hard > BM3D_VALUES_GROUP_MAX))
-      || (vals->group_max_wiener != 0
-          && (! power_of_two (vals->group_max_wiener)
-              || vals->group_max_wiener > BM3D_VALUES_GROUP_MAX))
-      || vals->step < 0 || vals->step > BM3D_VALUES_STEP_MAX
-      || ! isfinite (vals->lambda_3d)
-      || (vals->lambda_3d != 0.0f
-          && (vals->lambda_3d < BM3D_VALUES_LAMBDA_MIN
-              || vals->lambda_3d > BM3D_VALUES_LAMBDA_MAX))
-      || ! isfinite (vals->chroma_scale)
-      || (vals->chroma_scale != 0.0f
-          && (vals->chroma_scale < BM3D_VALUES_CHROMA_MIN
-              || vals->chroma_scale > BM3D_VALUES_CHROMA_MAX)))
+  if (! expert_options_ok (vals))
     return g_strdup (_("the saved expert options are out of range"));
 
   return NULL;

@@ -20,6 +20,9 @@
 
 #include <glib.h>
 
+#include "bm3d.h"
+#include "bm3d-options.h"
+
 #define PLUG_IN_PROC    "plug-in-bm3d-denoise"
 #define PLUG_IN_BINARY  "bm3d-denoise-gimp"
 #define PLUG_IN_ROLE    "gimp-bm3d-denoise"
@@ -33,38 +36,22 @@
  * non-destructive filter.  */
 #define BM3D_GEGL_OP  "bm3d:denoise"
 
-/* Each parameter's range and default sit together, so the PDB
- * description, the validation and the dialog cannot disagree.  */
-#define BM3D_VALUES_SIGMA_MIN       0.0    /* 0 = estimate from the image */
-#define BM3D_VALUES_SIGMA_MAX       255.0
-#define BM3D_VALUES_SIGMA_DEFAULT   25.0
-#define BM3D_VALUES_MODE_MIN        0      /* BM3D_MODE_BM3D              */
-#define BM3D_VALUES_MODE_MAX        3      /* BM3D_MODE_ISOLINE           */
-#define BM3D_VALUES_MODE_DEFAULT    0
-#define BM3D_VALUES_BACKEND_MIN     0      /* BM3D_BACKEND_AUTO           */
-#define BM3D_VALUES_BACKEND_MAX     2      /* BM3D_BACKEND_CUDA           */
-#define BM3D_VALUES_BACKEND_DEFAULT 0
-
-/* The noise model: white noise of one sigma, or camera noise (a noise
- * profile estimated from the photo, bm3d_noise_profile), scaled by a
- * strength and, on the colour planes, a chroma strength.  */
-#define BM3D_VALUES_NOISE_WHITE     0
-#define BM3D_VALUES_NOISE_CAMERA    1
+/* Each parameter's range and default come from the engine's table of
+ * options (bm3d-options.h), so the PDB description, the validation,
+ * the dialog and the command cannot disagree.  What the plug-in adds:
+ * sigma 0 asks for an estimate first, and the dialog opens on camera
+ * noise.  The noise model's values are the engine's bm3d_noise_kind:
+ * white noise of one sigma, or camera noise (a noise profile estimated
+ * from the photo), scaled by a strength and, on the colour planes, a
+ * chroma strength.  */
+#define BM3D_VALUES_NOISE_WHITE     BM3D_NOISE_WHITE
+#define BM3D_VALUES_NOISE_CAMERA    BM3D_NOISE_PROFILE
 #define BM3D_VALUES_NOISE_DEFAULT   BM3D_VALUES_NOISE_CAMERA
-#define BM3D_VALUES_STRENGTH_MIN    0.25   /* BM3D_STRENGTH_MIN           */
-#define BM3D_VALUES_STRENGTH_MAX    4.0    /* BM3D_STRENGTH_MAX           */
-#define BM3D_VALUES_STRENGTH_DEFAULT 1.0
+/* The modes, for tables indexed by mode.  */
+#define BM3D_VALUES_MODES           (BM3D_MODE_ISOLINE + 1)
 
-/* The expert options of the BM3D modes (bm3d_bm3d_options): 0 is the
- * published default, which follows sigma.  */
-#define BM3D_VALUES_SEARCH_MIN      9      /* odd                         */
-#define BM3D_VALUES_SEARCH_MAX      75
-#define BM3D_VALUES_GROUP_MAX       32     /* powers of two from 1        */
-#define BM3D_VALUES_STEP_MAX        8      /* from 1                      */
-#define BM3D_VALUES_LAMBDA_MIN      1.0
-#define BM3D_VALUES_LAMBDA_MAX      5.0
-#define BM3D_VALUES_CHROMA_MIN      0.25
-#define BM3D_VALUES_CHROMA_MAX      4.0
+/* The row of the engine's table of options for `id`.  */
+#define BM3D_VALUES_OPTION(id)      (&bm3d_options[BM3D_OPTION_##id])
 
 /* Bump when the layout or meaning of Bm3dValues changes: values saved
  * by another version are then ignored instead of misread.  Version 1
@@ -111,5 +98,9 @@ gchar       *bm3d_values_check         (const Bm3dValues *vals);
 const gchar *bm3d_values_mode_label    (gint32 mode);
 const gchar *bm3d_values_backend_label (gint32 backend);
 const gchar *bm3d_values_noise_label   (gint32 noise);
+
+/* The translated label of `value` of a choice option, "?" for none.  */
+const gchar *bm3d_values_choice_label  (const bm3d_option *option,
+                                        gint32             value);
 
 #endif /* BM3D_VALUES_H */

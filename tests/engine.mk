@@ -1,6 +1,7 @@
 # Unit tests of the denoising engine and its CPU backend (TAP programs).
 ENGINE_TESTS = \
 	tests/engine-tables \
+	tests/engine-options \
 	tests/engine-match \
 	tests/engine-threads \
 	tests/engine-edge \
@@ -21,6 +22,9 @@ ENGINE_TEST_LIBS = gpu/libbm3d.a $(CUDA_LIBS) $(OPENMP_CFLAGS) -lm
 
 tests_engine_tables_SOURCES = tests/engine-tables.c tests/engine-tap.h
 tests_engine_tables_LDADD = $(ENGINE_TEST_LIBS)
+
+tests_engine_options_SOURCES = tests/engine-options.c tests/engine-tap.h
+tests_engine_options_LDADD = $(ENGINE_TEST_LIBS)
 
 tests_engine_match_SOURCES = tests/engine-match.c tests/engine-tap.h
 tests_engine_match_LDADD = $(ENGINE_TEST_LIBS)

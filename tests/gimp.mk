@@ -14,7 +14,8 @@ GIMP_TESTS = \
 	tests/gimp-dialog-resize.sh \
 	tests/gimp-nlm.sh \
 	tests/gimp-isoline.sh \
-	tests/gimp-dialog-de.sh
+	tests/gimp-dialog-de.sh \
+	tests/gimp-save.sh
 
 GIMP3_TESTS = \
 	tests/gimp3-procedure.sh \
@@ -22,7 +23,8 @@ GIMP3_TESTS = \
 	tests/gimp3-camera.sh \
 	tests/gimp3-batch.sh \
 	tests/gimp3-files.sh \
-	tests/gimp3-dialog.sh
+	tests/gimp3-dialog.sh \
+	tests/gimp3-save.sh
 
 if GIMP2
 TESTS += $(GIMP_TESTS)
@@ -56,6 +58,8 @@ EXTRA_DIST += \
 	$(GIMP3_TESTS) \
 	tests/gimp3-lib.sh \
 	tests/gimp3-helpers.scm \
+	tests/gimp-save-lib.sh \
+	tests/gimp-saved.py \
 	tests/gimp-installed.sh \
 	tests/gimp-lib.sh \
 	tests/gimp-helpers.scm \

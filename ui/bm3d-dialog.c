@@ -65,360 +65,11 @@
 /* After the slider rests this long, the chosen mode replaces the fast
  * one.  */
 #define REST_MS          300
-/* The main loop's pulse while logging: a gap much longer than this is a
- * stall, logged.  */
-#define PULSE_MS         10
-#define STALL_MS         25
 
 /* How long OK waits for an estimate in flight: it takes milliseconds
  * once the worker has dropped its preview.  */
 #define ESTIMATE_WAIT_MS 10000
 
-/* The probe's tiny image: enough for every mode's smallest tile.  */
-#define PROBE_SIDE       64
-
-typedef enum
-{
-  JOB_PROBE,
-  JOB_PREVIEW,
-  JOB_ESTIMATE
-} JobKind;
-
-struct _Job
-{
-  JobKind        kind;
-  Dialog        *dialog;
-  gint           epoch;
-  gint           serial;     /* numbers the log's lines               */
-  gboolean       fast;       /* a fast mode stands in for the chosen  */
-  Bm3dPixels    *input;
-  GeglRectangle  core;
-  bm3d_params    params;
-  gint64         queued_us;
-  gint64         started_us;
-  gint64         done_us;
-
-  /* Results.  */
-  gboolean       ok;
-  bm3d_status    status;
-  bm3d_report    report;
-  gchar         *message;
-  guchar        *u8;         /* preview: the core, 8-bit              */
-  gfloat         sigma;      /* estimate                              */
-  gboolean       camera;     /* estimate: the profile, not sigma      */
-  bm3d_noise_profile profile; /* estimate's result; preview's noise   */
-  gboolean       cuda;       /* probe                                 */
-  gchar          cuda_text[256];
-  gboolean       mode_ok[BM3D_VALUES_MODE_MAX + 1];
-  gboolean       estimate_ok;
-};
-
-/* ---- the log ----------------------------------------------------------- */
-
-static void dialog_log (Dialog *d, const gchar *format, ...) G_GNUC_PRINTF (2, 3);
-
-static void
-dialog_log (Dialog      *d,
-            const gchar *format,
-            ...)
-{
-  va_list args;
-
-  if (! d->log)
-    return;
-  fprintf (d->log, "%.3f ",
-           (g_get_monotonic_time () - d->opened_us) / 1000.0);
-  va_start (args, format);
-  vfprintf (d->log, format, args);
-  va_end (args);
-  fputc ('\n', d->log);
-  fflush (d->log);
-}
-
-/* Where a widget lies on the screen, so that a test can drive it with
- * real pointer events.  */
-static void
-log_widget (Dialog      *d,
-            const gchar *name,
-            GtkWidget   *widget)
-{
-  GtkAllocation allocation;
-  gint          x, y;
-
-  if (! gtk_widget_get_realized (widget) || ! gtk_widget_get_visible (widget))
-    return;
-  gtk_widget_get_allocation (widget, &allocation);
-  gdk_window_get_origin (gtk_widget_get_window (widget), &x, &y);
-  if (! gtk_widget_get_has_window (widget))
-    x += allocation.x, y += allocation.y;
-  dialog_log (d, "geometry %s x=%d y=%d width=%d height=%d", name, x, y,
-              allocation.width, allocation.height);
-}
-
-static void
-log_geometry (Dialog *d)
-{
-  /* Each noise type shows its own sliders: logged the first time each
-   * is drawn.  */
-  gboolean *logged = &d->geometry_logged[d->values->noise
-                                         == BM3D_VALUES_NOISE_CAMERA];
-
-  if (! d->log || *logged)
-    return;
-  *logged = TRUE;
-  log_widget (d, "sigma-scale", d->sigma_scale);
-  log_widget (d, "sigma-spin", d->sigma_spin);
-  log_widget (d, "strength-scale", d->strength_widgets[1]);
-  log_widget (d, "strength-spin", d->strength_widgets[2]);
-  log_widget (d, "preview", gimp_preview_get_area (GIMP_PREVIEW (d->preview)));
-}
-
-/* A high-priority pulse: when the main loop is blocked, the pulse comes
- * late, and the delay is how long the loop did not answer.  */
-static gboolean
-pulse (gpointer data)
-{
-  Dialog *d = data;
-  gint64  now = g_get_monotonic_time ();
-  gint64  stall = now - d->pulse_last_us - PULSE_MS * 1000;
-
-  if (stall > d->worst_stall_us)
-    d->worst_stall_us = stall;
-  if (stall > STALL_MS * 1000)
-    dialog_log (d, "stall ms=%.1f", stall / 1000.0);
-  d->pulse_last_us = now;
-  return G_SOURCE_CONTINUE;
-}
-
-/* The tile as drawn, for the test that compares it with the final run:
- * a header, then width x height x channels bytes.  Written beside and
- * renamed, so a reader never sees half a tile.  */
-static void
-write_tile (Dialog    *d,
-            const Job *job)
-{
-  gchar *partial;
-  FILE  *file;
-  gsize  bytes = (gsize) job->core.width * job->core.height
-                 * d->layout.channels;
-
-  if (! d->tile_path)
-    return;
-  partial = g_strconcat (d->tile_path, ".partial", NULL);
-  file = fopen (partial, "wb");
-  if (file)
-    {
-      gboolean ok;
-
-      fprintf (file, "BM3D-TILE x=%d y=%d width=%d height=%d channels=%d "
-               "mode=%s fast=%d sigma=%.9g noise=%s strength=%.9g "
-               "chroma-strength=%.9g\n", job->core.x, job->core.y,
-               job->core.width, job->core.height, d->layout.channels,
-               bm3d_mode_name (job->params.mode), job->fast,
-               (double) job->params.sigma,
-               bm3d_noise_name (job->params.noise),
-               (double) job->params.strength,
-               (double) job->params.chroma_strength);
-      ok = fwrite (job->u8, 1, bytes, file) == bytes;
-      ok = (fclose (file) == 0) && ok;
-      if (ok)
-        g_rename (partial, d->tile_path);
-    }
-  g_free (partial);
-}
-
-/* ---- the worker -------------------------------------------------------- */
-
-static void
-job_free (Job *job)
-{
-  if (! job)
-    return;
-  bm3d_pixels_unref (job->input);
-  g_free (job->message);
-  g_free (job->u8);
-  g_free (job);
-}
-
-static Job *
-job_new (Dialog  *d,
-         JobKind  kind)
-{
-  Job *job = g_new0 (Job, 1);
-
-  job->kind = kind;
-  job->dialog = d;
-  job->serial = ++d->serial;
-  job->queued_us = g_get_monotonic_time ();
-  return job;
-}
-
-/* A preview call of an older epoch stops at its next progress report.  */
-static int
-preview_progress (double  fraction,
-                  void   *data)
-{
-  Job *job = data;
-
-  (void) fraction;
-  return g_atomic_int_get (&job->dialog->epoch) != job->epoch;
-}
-
-/* What the engine can do here: the CUDA device (creating its context
- * now, in the background, for the whole dialog), and which modes and
- * the estimator are built (BM3D_ERR_NOT_IMPLEMENTED says they are not).  */
-static void
-run_probe (Job *job)
-{
-  gfloat      *pixels = g_new (gfloat, PROBE_SIDE * PROBE_SIDE);
-  gfloat      *out = g_new (gfloat, PROBE_SIDE * PROBE_SIDE);
-  bm3d_image   in_image = { PROBE_SIDE, PROBE_SIDE, 1, 0, PROBE_SIDE, pixels };
-  bm3d_image   out_image = { PROBE_SIDE, PROBE_SIDE, 1, 0, PROBE_SIDE, out };
-  bm3d_params  params;
-  guint32      state = 12345;
-  gfloat       sigma;
-  gint         i, mode;
-
-  job->cuda = bm3d_cuda_available (job->cuda_text, sizeof job->cuda_text);
-  if (job->cuda
-      && ! bm3d_cuda_device_name (0, job->cuda_text, sizeof job->cuda_text))
-    job->cuda = FALSE;
-
-  /* A ramp with some texture: no mode can call it degenerate.  */
-  for (i = 0; i < PROBE_SIDE * PROBE_SIDE; i++)
-    {
-      state = state * 1664525u + 1013904223u;
-      pixels[i] = 64.0f + (i % PROBE_SIDE) + (state >> 24) / 16.0f;
-    }
-
-  bm3d_params_init (&params);
-  params.sigma = 10.0f;
-  for (mode = BM3D_VALUES_MODE_MIN; mode <= BM3D_VALUES_MODE_MAX; mode++)
-    {
-      params.mode = (bm3d_mode) mode;
-      job->mode_ok[mode] = (bm3d_denoise (&in_image, &out_image, &params,
-                                          NULL)
-                            != BM3D_ERR_NOT_IMPLEMENTED);
-    }
-  job->estimate_ok = (bm3d_estimate_sigma (&in_image, &params, &sigma, NULL)
-                      != BM3D_ERR_NOT_IMPLEMENTED);
-  job->ok = TRUE;
-  g_free (pixels);
-  g_free (out);
-}
-
-static void
-run_preview (Job *job)
-{
-  Dialog     *d = job->dialog;
-  Bm3dPixels *output = NULL;
-  GError     *error = NULL;
-
-  if (g_atomic_int_get (&d->epoch) != job->epoch)
-    {
-      job->status = BM3D_ERR_CANCELLED;
-      return;
-    }
-  job->params.progress = preview_progress;
-  job->params.progress_data = job;
-  job->ok = bm3d_render_area (job->input, &job->core, &job->params,
-                              &output, &job->report, &job->status, &error);
-  if (job->ok)
-    {
-      job->u8 = bm3d_pixels_to_u8 (output, &d->layout, &job->core);
-      bm3d_pixels_unref (output);
-    }
-  else
-    {
-      job->message = g_strdup (error->message);
-      g_error_free (error);
-    }
-}
-
-static void
-run_estimate (Job *job)
-{
-  GError *error = NULL;
-
-  job->ok = (job->camera
-             ? bm3d_render_estimate_profile (job->input, &job->params,
-                                             &job->profile, &job->report,
-                                             &job->status, &error)
-             : bm3d_render_estimate (job->input, &job->params, &job->sigma,
-                                     &job->report, &job->status, &error));
-  if (! job->ok)
-    {
-      job->message = g_strdup (error->message);
-      g_error_free (error);
-    }
-}
-
-static gboolean deliver (gpointer data);
-
-/* The worker keeps the main thread's priority: lowered (nice 5), it
- * lost half its speed to any other busy process, and the main thread
- * answered input no faster (0 to 2 ms either way on 2 cores).  */
-static gpointer
-worker_main (gpointer data)
-{
-  Dialog *d = data;
-
-  for (;;)
-    {
-      Job **slot;
-      Job  *job;
-
-      g_mutex_lock (&d->lock);
-      while (! d->quit && ! d->pending_probe && ! d->pending_estimate
-             && ! d->pending)
-        g_cond_wait (&d->wake, &d->lock);
-      if (d->quit)
-        {
-          g_mutex_unlock (&d->lock);
-          break;
-        }
-      slot = d->pending_probe ? &d->pending_probe
-             : d->pending_estimate ? &d->pending_estimate : &d->pending;
-      job = *slot;
-      *slot = NULL;
-      g_mutex_unlock (&d->lock);
-
-      job->started_us = g_get_monotonic_time ();
-      switch (job->kind)
-        {
-        case JOB_PROBE:    run_probe (job);    break;
-        case JOB_PREVIEW:  run_preview (job);  break;
-        case JOB_ESTIMATE: run_estimate (job); break;
-        }
-      job->done_us = g_get_monotonic_time ();
-
-      g_mutex_lock (&d->lock);
-      g_queue_push_tail (&d->done, job);
-      if (! d->idle_id)
-        d->idle_id = g_idle_add (deliver, d);
-      g_mutex_unlock (&d->lock);
-    }
-  return NULL;
-}
-
-/* Hands `job` to the worker, replacing the one waiting in its slot.  */
-static void
-submit (Dialog  *d,
-        Job    **slot,
-        Job     *job)
-{
-  Job *replaced;
-
-  g_mutex_lock (&d->lock);
-  replaced = *slot;
-  *slot = job;
-  g_cond_signal (&d->wake);
-  g_mutex_unlock (&d->lock);
-
-  if (replaced)
-    dialog_log (d, "replaced serial=%d", replaced->serial);
-  job_free (replaced);
-}
 
 /* ---- the status line --------------------------------------------------- */
 
@@ -533,8 +184,8 @@ cache_for (Dialog              *d,
 
   start = g_get_monotonic_time ();
   source = gimp_drawable_get_buffer (d->drawable);
-  bm3d_pixels_unref (d->cache);
-  d->cache = bm3d_pixels_read (source, &d->layout, &wide, &error);
+  bm3d_float_rect_unref (d->cache);
+  d->cache = bm3d_float_rect_read (source, &d->layout, &wide, &error);
   g_object_unref (source);
   d->cache_stale = FALSE;
   dialog_log (d, "read x=%d y=%d width=%d height=%d ms=%.1f", wide.x,
@@ -581,7 +232,7 @@ request_preview (Dialog   *d,
   if (d->values->noise == BM3D_VALUES_NOISE_CAMERA && ! d->have_profile)
     return;
 
-  job = job_new (d, JOB_PREVIEW);
+  job = dialog_job_new (d, JOB_PREVIEW);
   job->core = core;
   job->fast = (mode != d->values->mode);
   bm3d_values_to_params (d->values, &d->layout, &job->params);
@@ -600,10 +251,10 @@ request_preview (Dialog   *d,
   if (! cache_for (d, &core, &job->params))
     {
       status_update (d);
-      job_free (job);
+      dialog_job_free (job);
       return;
     }
-  job->input = bm3d_pixels_ref (d->cache);
+  job->input = bm3d_float_rect_ref (d->cache);
 
   dialog_log (d, "request serial=%d epoch=%d mode=%s fast=%d sigma=%.9g "
               "x=%d y=%d width=%d height=%d noise=%s strength=%.9g "
@@ -613,7 +264,7 @@ request_preview (Dialog   *d,
               core.height, bm3d_noise_name (job->params.noise),
               (double) job->params.strength,
               (double) job->params.chroma_strength);
-  submit (d, &d->pending, job);
+  dialog_submit (d, &d->pending, job);
 }
 
 static void
@@ -901,8 +552,8 @@ preview_done (Dialog *d,
               bm3d_noise_name (job->params.noise),
               (double) job->params.strength,
               (double) job->params.chroma_strength);
-  write_tile (d, job);
-  log_geometry (d);
+  dialog_write_tile (d, job);
+  dialog_log_geometry (d);
 
   set_line (&d->backend_line, backend_text (d, &job->report));
   set_line (&d->preview_line, preview_text (job, latency_ms));
@@ -984,8 +635,8 @@ estimate_done (Dialog *d,
 }
 
 /* The idle callback: results of the worker, on the main thread.  */
-static gboolean
-deliver (gpointer data)
+gboolean
+dialog_deliver (gpointer data)
 {
   Dialog *d = data;
   GQueue  done = G_QUEUE_INIT;
@@ -1005,7 +656,7 @@ deliver (gpointer data)
         case JOB_PREVIEW:  preview_done (d, job);  break;
         case JOB_ESTIMATE: estimate_done (d, job); break;
         }
-      job_free (job);
+      dialog_job_free (job);
     }
   return G_SOURCE_REMOVE;
 }
@@ -1027,19 +678,19 @@ request_estimate (Dialog   *d,
   if (d->estimating || ! bm3d_drawable_is_valid (d->drawable))
     return;
 
-  job = job_new (d, JOB_ESTIMATE);
+  job = dialog_job_new (d, JOB_ESTIMATE);
   job->camera = camera;
   bm3d_values_to_params (d->values, &d->layout, &job->params);
   bm3d_estimate_rect (&d->selection, &sample);
   source = gimp_drawable_get_buffer (d->drawable);
-  job->input = bm3d_pixels_read (source, &d->layout, &sample, &error);
+  job->input = bm3d_float_rect_read (source, &d->layout, &sample, &error);
   g_object_unref (source);
   if (! job->input)
     {
       set_line (&d->estimate_line, g_strdup (error->message));
       g_error_free (error);
       status_update (d);
-      job_free (job);
+      dialog_job_free (job);
       return;
     }
 
@@ -1051,7 +702,7 @@ request_estimate (Dialog   *d,
   status_update (d);
   dialog_log (d, "request-estimate serial=%d width=%d height=%d camera=%d",
               job->serial, sample.width, sample.height, camera);
-  submit (d, &d->pending_estimate, job);
+  dialog_submit (d, &d->pending_estimate, job);
 }
 
 void
@@ -1092,7 +743,7 @@ finish_estimate (Dialog *d)
   preview = d->pending;
   d->pending = NULL;
   g_mutex_unlock (&d->lock);
-  job_free (preview);
+  dialog_job_free (preview);
   g_atomic_int_inc (&d->epoch);
 
   /* The estimate sets the slider; that must not ask for a preview.  */
@@ -1117,79 +768,6 @@ finish_estimate (Dialog *d)
                d->values->sigma);
 }
 
-/* ---- widgets ----------------------------------------------------------- */
-
-gboolean
-dialog_mode_sensitive (gint     value,
-                gpointer data)
-{
-  Dialog *d = data;
-
-  return ! d->probed
-         || value < BM3D_VALUES_MODE_MIN || value > BM3D_VALUES_MODE_MAX
-         || d->mode_ok[value];
-}
-
-gboolean
-dialog_backend_sensitive (gint     value,
-                   gpointer data)
-{
-  Dialog *d = data;
-
-  return ! d->probed || value != BM3D_BACKEND_CUDA || d->cuda;
-}
-
-/* The combo shows `*value` and writes the user's choice there.  Not
- * gimp_int_combo_box_connect (), whose arguments differ between GIMP
- * 2.10 and 3.  */
-static void
-combo_bind (GtkWidget *combo,
-            gint32    *value)
-{
-  G_STATIC_ASSERT (sizeof (gint32) == sizeof (gint));
-
-  gimp_int_combo_box_set_active (GIMP_INT_COMBO_BOX (combo), *value);
-  g_signal_connect (combo, "changed",
-                    G_CALLBACK (gimp_int_combo_box_get_active), value);
-}
-
-/* A combo of the choices 0..count-1, labelled by `label`, bound to
- * `value`.  */
-GtkWidget *
-dialog_choice_combo_new (const gchar *(*label) (gint32),
-                  gint           count,
-                  gint32        *value)
-{
-  GtkWidget *combo = gimp_int_combo_box_new (label (0), 0, NULL);
-  gint       i;
-
-  for (i = 1; i < count; i++)
-    gimp_int_combo_box_append (GIMP_INT_COMBO_BOX (combo),
-                               GIMP_INT_STORE_VALUE, i,
-                               GIMP_INT_STORE_LABEL, label (i),
-                               -1);
-  combo_bind (combo, value);
-  return combo;
-}
-
-/* The expert options apply to the BM3D modes alone.  */
-void
-dialog_advanced_sensitivity (Dialog *d)
-{
-  gtk_widget_set_sensitive (d->advanced,
-                            d->values->mode == BM3D_MODE_BM3D
-                            || d->values->mode == BM3D_MODE_BM3D_FAST);
-}
-
-void
-dialog_mode_changed (GtkWidget *combo,
-              Dialog    *d)
-{
-  (void) combo;
-  dialog_advanced_sensitivity (d);
-  dialog_changed (d);
-}
-
 /* A scale entry's three widgets: label, slider, spin button.  */
 static void
 scale_entry_set_visible (GtkWidget **widgets,
@@ -1203,8 +781,8 @@ scale_entry_set_visible (GtkWidget **widgets,
 
 /* Sigma for white noise, the strengths for camera noise: only the
  * sliders of the chosen noise are shown.  */
-static void
-noise_widgets_show (Dialog *d)
+void
+dialog_noise_widgets_show (Dialog *d)
 {
   gboolean camera = d->values->noise == BM3D_VALUES_NOISE_CAMERA;
 
@@ -1227,7 +805,7 @@ dialog_noise_changed (GtkWidget *combo,
                       Dialog    *d)
 {
   (void) combo;
-  noise_widgets_show (d);
+  dialog_noise_widgets_show (d);
   dialog_log (d, "noise %s", d->values->noise == BM3D_VALUES_NOISE_CAMERA
                              ? "camera" : "white");
   if (d->updating)
@@ -1250,199 +828,13 @@ dialog_backend_changed (GtkWidget *combo,
   dialog_changed (d);
 }
 
-void
-dialog_fast_toggled (GtkToggleButton *toggle,
-              Dialog          *d)
-{
-  d->values->fast_preview = gtk_toggle_button_get_active (toggle);
-}
-
-/* Spin buttons whose lowest value means "the default": they show the
- * word, read it back, and snap to their steps, so no value between
- * steps (an even search window) can be entered.  */
-static gboolean
-default_spin_output (GtkSpinButton *spin,
-                     gpointer       data)
-{
-  GtkAdjustment *adj = gtk_spin_button_get_adjustment (spin);
-
-  (void) data;
-  if (gtk_adjustment_get_value (adj)
-      < gtk_adjustment_get_lower (adj)
-        + gtk_adjustment_get_step_increment (adj) / 2)
-    {
-      if (strcmp (gtk_entry_get_text (GTK_ENTRY (spin)), _("Default")))
-        gtk_entry_set_text (GTK_ENTRY (spin), _("Default"));
-      return TRUE;
-    }
-  return FALSE;
-}
-
-static gint
-default_spin_input (GtkSpinButton *spin,
-                    gdouble       *value,
-                    gpointer       data)
-{
-  const gchar *text = gtk_entry_get_text (GTK_ENTRY (spin));
-
-  (void) data;
-  if (*text == '\0' || g_strcmp0 (text, _("Default")) == 0)
-    {
-      *value = gtk_adjustment_get_lower (gtk_spin_button_get_adjustment (spin));
-      return TRUE;
-    }
-  return FALSE;
-}
-
-GtkWidget *
-dialog_default_spin_new (GtkAdjustment *adj,
-                  gint           digits)
-{
-  GtkWidget *spin = gtk_spin_button_new (adj, 1.0, digits);
-
-  gtk_spin_button_set_snap_to_ticks (GTK_SPIN_BUTTON (spin), TRUE);
-  gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), FALSE);
-  gtk_entry_set_width_chars (GTK_ENTRY (spin), 8);
-  g_signal_connect (spin, "output", G_CALLBACK (default_spin_output), NULL);
-  g_signal_connect (spin, "input", G_CALLBACK (default_spin_input), NULL);
-  return spin;
-}
-
-/* From a default-spin's adjustment to an option: 0 for the default,
- * else the value rounded to the spin's steps.  */
-static gdouble
-default_spin_option (GtkAdjustment *adj)
-{
-  gdouble lower = gtk_adjustment_get_lower (adj);
-  gdouble step = gtk_adjustment_get_step_increment (adj);
-  gdouble value = gtk_adjustment_get_value (adj);
-
-  if (value < lower + step / 2)
-    return 0.0;
-  return lower + step * (gint) ((value - lower) / step + 0.5);
-}
-
-void
-dialog_advanced_changed (Dialog *d)
-{
-  Bm3dValues *v = d->values;
-
-  v->search = (gint32) (default_spin_option (d->search_adj) + 0.5);
-  v->lambda_3d = (gfloat) CLAMP (default_spin_option (d->lambda_adj),
-                                 0.0, BM3D_VALUES_LAMBDA_MAX);
-  v->chroma_scale = (gfloat) CLAMP (default_spin_option (d->chroma_adj),
-                                    0.0, BM3D_VALUES_CHROMA_MAX);
-  /* Rounded to the steps: 1.0 and 0.25, not a hair below them.  */
-  if (v->lambda_3d != 0.0f)
-    v->lambda_3d = MAX (v->lambda_3d, (gfloat) BM3D_VALUES_LAMBDA_MIN);
-  if (v->chroma_scale != 0.0f)
-    v->chroma_scale = MAX (v->chroma_scale, (gfloat) BM3D_VALUES_CHROMA_MIN);
-  dialog_changed (d);
-}
-
-/* A combo of "Default" and the powers of two up to `max`.  */
-GtkWidget *
-dialog_group_combo_new (gint32 *value)
-{
-  GtkWidget *combo = gimp_int_combo_box_new (_("Default"), 0, NULL);
-  gint       n;
-
-  for (n = 1; n <= BM3D_VALUES_GROUP_MAX; n *= 2)
-    {
-      gchar *label = g_strdup_printf ("%d", n);
-
-      gimp_int_combo_box_append (GIMP_INT_COMBO_BOX (combo),
-                                 GIMP_INT_STORE_VALUE, n,
-                                 GIMP_INT_STORE_LABEL, label, -1);
-      g_free (label);
-    }
-  combo_bind (combo, value);
-  return combo;
-}
-
-GtkWidget *
-dialog_step_combo_new (gint32 *value)
-{
-  GtkWidget *combo = gimp_int_combo_box_new (_("Default"), 0, NULL);
-  gint       n;
-
-  for (n = 1; n <= BM3D_VALUES_STEP_MAX; n++)
-    {
-      gchar *label = g_strdup_printf ("%d", n);
-
-      gimp_int_combo_box_append (GIMP_INT_COMBO_BOX (combo),
-                                 GIMP_INT_STORE_VALUE, n,
-                                 GIMP_INT_STORE_LABEL, label, -1);
-      g_free (label);
-    }
-  combo_bind (combo, value);
-  return combo;
-}
-
-/* Shows `v`'s values in the widgets without a preview per widget; the
- * caller asks for one afterwards.  */
-static void
-widgets_show_values (Dialog           *d,
-                     const Bm3dValues *v)
-{
-  Bm3dValues copy = *v;
-
-  d->updating = TRUE;
-  gimp_int_combo_box_set_active (GIMP_INT_COMBO_BOX (d->noise_combo),
-                                 copy.noise);
-  gtk_adjustment_set_value (d->sigma_adj,
-                            MAX (copy.sigma, SIGMA_ENTRY_MIN));
-  gtk_adjustment_set_value (d->strength_adj, copy.strength);
-  gtk_adjustment_set_value (d->chroma_strength_adj,
-                            copy.chroma_strength);
-  gimp_int_combo_box_set_active (GIMP_INT_COMBO_BOX (d->mode_combo),
-                                 copy.mode);
-  gimp_int_combo_box_set_active (GIMP_INT_COMBO_BOX (d->backend_combo),
-                                 copy.backend);
-  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (d->fast_toggle),
-                                copy.fast_preview);
-  gtk_adjustment_set_value (d->search_adj,
-                            copy.search ? copy.search
-                                        : BM3D_VALUES_SEARCH_MIN - 2);
-  gimp_int_combo_box_set_active (GIMP_INT_COMBO_BOX (d->group_hard_combo),
-                                 copy.group_max_hard);
-  gimp_int_combo_box_set_active (GIMP_INT_COMBO_BOX (d->group_wiener_combo),
-                                 copy.group_max_wiener);
-  gimp_int_combo_box_set_active (GIMP_INT_COMBO_BOX (d->step_combo),
-                                 copy.step);
-  gtk_adjustment_set_value (d->lambda_adj,
-                            copy.lambda_3d != 0.0f ? copy.lambda_3d
-                            : gtk_adjustment_get_lower (d->lambda_adj));
-  gtk_adjustment_set_value (d->chroma_adj,
-                            copy.chroma_scale != 0.0f ? copy.chroma_scale
-                            : gtk_adjustment_get_lower (d->chroma_adj));
-  d->updating = FALSE;
-  /* The handlers rounded what they saw; the values are the source.  */
-  *d->values = copy;
-  dialog_advanced_sensitivity (d);
-  noise_widgets_show (d);
-}
-
-void
-dialog_advanced_reset (GtkButton *button,
-                Dialog    *d)
-{
-  Bm3dValues v = *d->values;
-
-  (void) button;
-  v.search = v.group_max_hard = v.group_max_wiener = v.step = 0;
-  v.lambda_3d = v.chroma_scale = 0.0f;
-  widgets_show_values (d, &v);
-  dialog_changed (d);
-}
-
 static void
 reset_all (Dialog *d)
 {
   Bm3dValues v;
 
   bm3d_values_set_defaults (&v);
-  widgets_show_values (d, &v);
+  dialog_show_values (d, &v);
   set_line (&d->estimate_line,
             d->have_profile ? profile_text (&d->profile) : NULL);
   if (v.noise == BM3D_VALUES_NOISE_CAMERA && ! d->have_profile)
@@ -1453,129 +845,7 @@ reset_all (Dialog *d)
   dialog_changed (d);
 }
 
-/* GimpPreview's own check button, inside its controls.  */
-void
-dialog_preview_toggle_tooltip (GimpPreview *preview)
-{
-  GtkWidget *controls = gimp_preview_get_controls (preview);
-  GList     *children, *child;
-
-  if (GTK_IS_TOGGLE_BUTTON (controls))
-    children = g_list_prepend (NULL, controls);
-  else if (GTK_IS_CONTAINER (controls))
-    children = gtk_container_get_children (GTK_CONTAINER (controls));
-  else
-    return;
-  for (child = children; child; child = child->next)
-    if (GTK_IS_TOGGLE_BUTTON (child->data))
-      gimp_help_set_help_data (child->data,
-                               _("Show the denoised result in the preview; "
-                                 "off shows the original."), NULL);
-  g_list_free (children);
-}
-
-/* The status line keeps one size whatever it says: were it to grow, the
- * window would, and the preview with it, which would start a new
- * render of a bigger area.  */
-void
-dialog_status_reserve_lines (GtkWidget *label,
-                      gint       lines)
-{
-  PangoLayout *layout = gtk_widget_create_pango_layout (label, "Xg");
-  gint         height;
-
-  pango_layout_set_attributes (layout,
-                               gtk_label_get_attributes (GTK_LABEL (label)));
-  pango_layout_get_pixel_size (layout, NULL, &height);
-  g_object_unref (layout);
-  gtk_widget_set_size_request (label, PREVIEW_SIZE, lines * height);
-}
-
 /* ---- opening and closing ----------------------------------------------- */
-
-static void
-dialog_start_worker (Dialog *d)
-{
-  g_mutex_init (&d->lock);
-  g_cond_init (&d->wake);
-  g_queue_init (&d->done);
-  /* First of all: the CUDA context and the engine's abilities.  */
-  d->pending_probe = job_new (d, JOB_PROBE);
-  d->worker = g_thread_new ("bm3d-preview", worker_main, d);
-}
-
-/* Cancels the call in flight, waits for the worker, and frees what it
- * left: nothing of the dialog runs after this.  */
-static void
-dialog_stop_worker (Dialog *d)
-{
-  Job *job;
-
-  g_mutex_lock (&d->lock);
-  d->quit = TRUE;
-  g_atomic_int_inc (&d->epoch);
-  g_cond_signal (&d->wake);
-  g_mutex_unlock (&d->lock);
-  g_thread_join (d->worker);
-
-  if (d->idle_id)
-    g_source_remove (d->idle_id);
-  while ((job = g_queue_pop_head (&d->done)))
-    job_free (job);
-  job_free (d->pending_probe);
-  job_free (d->pending_estimate);
-  job_free (d->pending);
-  g_mutex_clear (&d->lock);
-  g_cond_clear (&d->wake);
-}
-
-/* Environment switches: docs/environment.md lists them all.  */
-static void
-dialog_open_log (Dialog *d)
-{
-  const gchar *path = g_getenv ("BM3D_DIALOG_LOG");
-  const gchar *tile = g_getenv ("BM3D_DIALOG_TILE");
-
-  d->opened_us = g_get_monotonic_time ();
-  if (path && *path)
-    {
-      d->log = g_fopen (path, "a");
-      if (! d->log)
-        g_printerr ("%s: cannot open %s: %s\n", PLUG_IN_PROC, path,
-                    g_strerror (errno));
-    }
-  if (tile && *tile)
-    d->tile_path = g_strdup (tile);
-  dialog_log (d, "open drawable=%d width=%d height=%d channels=%d "
-              "threads=%d", bm3d_drawable_id (d->drawable), d->bounds.width,
-              d->bounds.height, d->layout.channels, g_get_num_processors ());
-}
-
-/* Once the dialog is up: how long the main loop fails to answer.  */
-static void
-dialog_start_pulse (Dialog *d)
-{
-  if (! d->log)
-    return;
-  d->pulse_last_us = g_get_monotonic_time ();
-  d->pulse_id = g_timeout_add_full (G_PRIORITY_HIGH, PULSE_MS, pulse, d,
-                                    NULL);
-}
-
-static void
-dialog_close_log (Dialog *d,
-                  gint    response)
-{
-  if (d->pulse_id)
-    g_source_remove (d->pulse_id);
-  if (d->log)
-    {
-      dialog_log (d, "close response=%d longest-stall-ms=%.1f", response,
-                  d->worst_stall_us / 1000.0);
-      fclose (d->log);
-    }
-  g_free (d->tile_path);
-}
 
 gboolean
 bm3d_dialog_run (Bm3dDrawable  drawable,
@@ -1600,7 +870,7 @@ bm3d_dialog_run (Bm3dDrawable  drawable,
   if (values->sigma == 0.0)
     {
       d.estimate_on_open = TRUE;
-      values->sigma = BM3D_VALUES_SIGMA_DEFAULT;
+      values->sigma = BM3D_VALUES_OPTION (SIGMA)->default_value;
     }
 
   dialog_open_log (&d);
@@ -1608,7 +878,7 @@ bm3d_dialog_run (Bm3dDrawable  drawable,
 
   dialog_build (&d);
   gtk_widget_show_all (d.window);
-  noise_widgets_show (&d);
+  dialog_noise_widgets_show (&d);
   /* Camera noise: its profile first; the preview waits for it.  */
   if (values->noise == BM3D_VALUES_NOISE_CAMERA)
     request_estimate (&d, TRUE);
@@ -1626,7 +896,7 @@ bm3d_dialog_run (Bm3dDrawable  drawable,
   dialog_close_log (&d, response);
   gtk_widget_destroy (d.window);
 
-  bm3d_pixels_unref (d.cache);
+  bm3d_float_rect_unref (d.cache);
   g_free (d.cuda_text);
   g_free (d.backend_line);
   g_free (d.preview_line);

@@ -5,6 +5,9 @@ if HAVE_GIMP
 plugin_bm3d_denoise_gimp_SOURCES += \
 	ui/bm3d-dialog.c \
 	ui/bm3d-dialog.h \
+	ui/bm3d-dialog-log.c \
+	ui/bm3d-dialog-widgets.c \
+	ui/bm3d-dialog-worker.c \
 	ui/bm3d-dialog-private.h
 if GIMP2
 plugin_bm3d_denoise_gimp_SOURCES += ui/bm3d-dialog-gtk2.c

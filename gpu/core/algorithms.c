@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include "engine.h"
+#include "bm3d-options.h"
 
 #include <math.h>
 
@@ -26,6 +27,10 @@ option_ok (bm3d_job *job, const char *name, double v, double lo, double hi)
                     "got %g)", name, lo, hi, v);
   return 0;
 }
+
+/* An option's range from the table of options (bm3d-options.h).  */
+#define RANGE(id) bm3d_options[BM3D_OPTION_##id].min, \
+                  bm3d_options[BM3D_OPTION_##id].max
 
 static int
 odd_option_ok (bm3d_job *job, const char *name, int v, int lo, int hi)
@@ -52,14 +57,15 @@ setup_bm3d (bm3d_job *job)
   bm3d_phase_profile *phase[2] = { &p->hard, &p->wiener };
   const int group[2] = { o->group_max_hard, o->group_max_wiener };
 
-  if (!odd_option_ok (job, "search window", o->search, 9, 75)
-      || !option_ok (job, "hard-threshold group size", o->group_max_hard, 1,
-                     BM3D_GROUP_MAX)
-      || !option_ok (job, "Wiener group size", o->group_max_wiener, 1,
-                     BM3D_GROUP_MAX)
-      || !option_ok (job, "reference step", o->step, 1, 8)
-      || !option_ok (job, "lambda_3d", o->lambda_3d, 1.0, 5.0)
-      || !option_ok (job, "chroma sigma scale", o->chroma_scale, 0.25, 4.0))
+  if (!odd_option_ok (job, "search window", o->search, RANGE (SEARCH))
+      || !option_ok (job, "hard-threshold group size", o->group_max_hard,
+                     RANGE (GROUP_MAX_HARD))
+      || !option_ok (job, "Wiener group size", o->group_max_wiener,
+                     RANGE (GROUP_MAX_WIENER))
+      || !option_ok (job, "reference step", o->step, RANGE (STEP))
+      || !option_ok (job, "lambda_3d", o->lambda_3d, RANGE (LAMBDA_3D))
+      || !option_ok (job, "chroma sigma scale", o->chroma_scale,
+                     RANGE (CHROMA_SCALE)))
     return BM3D_ERR_INVALID_ARGUMENT;
   for (int i = 0; i < 2; i++)
     if (group[i] && bm3d_pow2_floor (group[i]) != group[i])
@@ -102,9 +108,11 @@ setup_nlm (bm3d_job *job)
   const bm3d_nlm_options *o = &job->params->nlm;
   bm3d_nlm_profile *p = &job->nlm;
 
-  if (!odd_option_ok (job, "NL-means patch size", o->patch, 1, 15)
-      || !odd_option_ok (job, "NL-means search window", o->search, 3, 71)
-      || !option_ok (job, "NL-means h", o->h, 1e-3, 1e4))
+  if (!odd_option_ok (job, "NL-means patch size", o->patch,
+                         RANGE (NLM_PATCH))
+      || !odd_option_ok (job, "NL-means search window", o->search,
+                         RANGE (NLM_SEARCH))
+      || !option_ok (job, "NL-means h", o->h, RANGE (NLM_H)))
     return BM3D_ERR_INVALID_ARGUMENT;
   bm3d_nlm_profile_for_sigma (job->white_sigma, job->channels, p);
   if (o->patch)
@@ -132,10 +140,13 @@ setup_isoline (bm3d_job *job)
       bm3d_job_message (job, "unknown isoline variant %d", (int) o->variant);
       return BM3D_ERR_INVALID_ARGUMENT;
     }
-  if (!option_ok (job, "isoline length", o->length_max, 2, 64)
-      || !option_ok (job, "isoline segment", o->segment, 2, 16)
-      || !option_ok (job, "isoline T_max", o->t_max, 1e-3, 1e3)
-      || !option_ok (job, "isoline T2_max", o->t2_max, 1e-3, 1e3))
+  if (!option_ok (job, "isoline length", o->length_max,
+                     RANGE (ISOLINE_LENGTH))
+      || !option_ok (job, "isoline segment", o->segment,
+                     RANGE (ISOLINE_SEGMENT))
+      || !option_ok (job, "isoline T_max", o->t_max, RANGE (ISOLINE_T_MAX))
+      || !option_ok (job, "isoline T2_max", o->t2_max,
+                     RANGE (ISOLINE_T2_MAX)))
     return BM3D_ERR_INVALID_ARGUMENT;
   bm3d_isoline_profile_for_sigma (job->white_sigma, p);
   p->variant = o->variant;
