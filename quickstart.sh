@@ -13,6 +13,13 @@
 #       the GPUs to build for: every supported generation (a build to copy
 #       to other machines; about 15 minutes more on two cores), none, or
 #       these compute capabilities; by default this machine's (nvidia-smi)
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 set -euo pipefail
 cd "$(dirname "$0")"
 top=$(pwd)

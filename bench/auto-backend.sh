@@ -8,6 +8,13 @@
 # ... threads up to the cores, the figures bm3d_backend_for_job's
 # constants (gpu/core/backend_choice.c) come from.
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   bench/auto-backend.sh BUILD
 #       BUILD: a build folder (cli/bm3d-denoise, bench/bm3d-batch-photos)
 #   Environment: N (runs, default 5), MODES (default "bm3d bm3d-fast nlm

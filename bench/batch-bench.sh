@@ -6,6 +6,13 @@
 # On a GPU machine the folders run with one device and one engine worker,
 # one device and two workers (the default), and every device.
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   bench/batch-bench.sh [--small] [--backend auto|cpu|cuda]
 #                        [--sigma S] [--keep DIR] BUILD_DIR
 #

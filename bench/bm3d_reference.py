@@ -1,4 +1,10 @@
 #!/usr/bin/env python3
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 """Benchmark only: run the reference `bm3d` Python package (PyPI, by the
 original authors' group) on the very noisy inputs bench/bm3d-quality
 wrote with --save-noisy, and print PSNR and time per image.  Not a

@@ -5,6 +5,13 @@
 # rounded) and scored against the mean.  Prints "NAME SIGMA PSNR dB",
 # which bm3d-camera-quality --oracle reads to take each photo's best.
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   bench/camera-sweep.sh [BM3D_DENOISE] DIR SIGMA...
 #
 # e.g. bench/camera-sweep.sh _build/cli/bm3d-denoise \

@@ -8,6 +8,13 @@
 # measured speed-up is the machine's (shared caches, memory bandwidth,
 # clock, hyper-threads), not the schedule's.
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   bench/cpu-scaling.sh [BUILD-DIR] [MP] [CHANNELS]
 #
 # The order is 16 down to 1, so that a machine that heats up slows the

@@ -3,6 +3,13 @@
 # run's band times (BM3D_CPU_TRACE=1 on stderr; best from one thread,
 # where no band waits and none shares a core).
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   BM3D_CPU_TRACE=1 bm3d-bench ... --threads 1 2> trace.txt
 #   bench/cpu-schedule.py trace.txt [threads ...]
 #
@@ -18,9 +25,6 @@
 #              in one pool, phase by phase (the backend now);
 #   ideal      all work divided evenly (no schedule can do better).
 # The trace must come from a one-thread run, where tiles go one by one.
-#
-# Copyright (C) 2026 The BM3D Denoise for GIMP authors
-# GPL-3.0-or-later.
 import heapq
 import re
 import sys

@@ -3,6 +3,13 @@
 # minutes on a machine with an NVIDIA GPU.  From a build folder configured with
 # `--without-gimp --with-cuda` (and built):
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   sh SRCDIR/bench/cuda-round2.sh OUTDIR
 #
 # Writes text files to OUTDIR (a few hundred KB in all) and prints

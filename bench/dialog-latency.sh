@@ -12,6 +12,13 @@
 # call alone is timed in the same run by bm3d-preview-bench, so that the
 # figures can be compared on a shared machine.
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   bench/dialog-latency.sh [BUILD-DIR] [REPEAT]
 #
 # Needs what tests/gimp-dialog.sh needs (GIMP, xvfb-run, xdotool).
@@ -26,13 +33,8 @@ fi
 
 title='^BM3D Denoise$'
 
-session_log ()
-{
-  local n
-  n=$(grep -n ' open ' "$dialog_log" | tail -n 1 | cut -d: -f1)
-  tail -n +"${n:-1}" "$dialog_log"
-}
-
+# session_log and wait_gone: the dialog tests' (tests/gimp-checks.sh).
+# wait_log says a time-out on stderr here.
 wait_log ()
 {
   local i
@@ -42,15 +44,6 @@ wait_log ()
   done
   echo "timed out waiting for: $1" >&2
   return 1
-}
-
-wait_gone ()
-{
-  local i
-  for i in $(seq 1 600); do
-    xdotool search --name "$title" > /dev/null 2>&1 || return 0
-    sleep 0.1
-  done
 }
 
 # One dialog: wait for its first tile, then either type sigmas or drag.

@@ -2,6 +2,13 @@
 # The dialog tests again and again on a loaded machine: a flaky test
 # shows here, not in one run.  From a build folder:
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   ../bench/dialog-repeat.sh [N [TEST...]]
 #
 # runs each TEST (default: tests/gimp-dialog.sh, tests/gimp-dialog-de.sh

@@ -1,4 +1,10 @@
 #!/usr/bin/env python3
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 """Benchmark only: can a blind estimate reach the whole frame's noise on
 real photographs?  Issue 23 asks the profile estimator for each plane's
 noise RMS within 15 % of the truth (noisy - mean) and its share of power

@@ -5,6 +5,13 @@
 # one, plus hand-made headers that claim huge sizes.  Standard library
 # only; repeatable (the seed of each file is in its name).
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   fuzz-corpus.py SEEDS-DIR OUT-DIR N
 #       SEEDS-DIR: valid files (any of .png .jpg .tif .pgm .ppm .pfm);
 #       writes N mutated files into OUT-DIR, spread over the seeds, and

@@ -4,6 +4,13 @@
 # output format in turn) and the first ones through a real denoise, under
 # timeout.  Run it with a build made with -fsanitize=address,undefined:
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   bench/fuzz-run.sh BM3D-DENOISE [N-CONVERT [N-DENOISE]]
 #
 # (defaults 3000 and 200).  Prints one table: exit codes, sanitizer

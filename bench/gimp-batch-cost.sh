@@ -6,6 +6,13 @@
 # Script-Fu loop, what the batch script did before).  Each case is a
 # whole gimp-console process over the same folder of photos:
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   load+save     each file loaded and saved again (gimp-file-save)
 #   per image     the same with plug-in-bm3d-denoise on each image
 #   one process   plug-in-bm3d-denoise-files over the list

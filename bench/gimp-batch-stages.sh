@@ -6,6 +6,13 @@
 # for each denoise the engine's share).  "Beyond the engine" is load +
 # denoise - engine + save: what the batch adds to the engine's work.
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 # The PNG photos go through once for each zlib level of --levels (the
 # gimprc setting bm3d-png-compression), the JPEG photos once; each PNG
 # result's size is compared with the same photo's at level 9 (GIMP's own

@@ -1,6 +1,13 @@
 # Shared by the benchmarks that time real gimp-console runs
 # (bench/plugin-cost.sh, bench/gimp-batch-cost.sh); sourced, not run.
 # Needs $gimp_console.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 
 now () { date +%s.%N; }
 

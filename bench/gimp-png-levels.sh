@@ -7,6 +7,13 @@
 # (file-png-save2 in GIMP 2.10, file-png-export in GIMP 3), each export
 # timed by the moments its messages reach stderr.
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   bench/gimp-png-levels.sh [--size WxH] [--levels "1 2 ... 9"] [--gimp3]
 #                            [--keep DIR] BUILD_DIR
 set -euo pipefail

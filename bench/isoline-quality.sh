@@ -13,6 +13,13 @@
 #      the paper's values held at their sigma-25 size, sigma 10, 25, 50;
 #   5. thickened isolines.
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   bench/isoline-quality.sh [BUILD-DIR] [options for both programs,
 #                            e.g. --backend cuda]
 #

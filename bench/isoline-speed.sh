@@ -5,6 +5,13 @@
 # the same number of threads.  Rounds alternate the two, and each figure
 # is the best of its rounds.
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   bench/isoline-speed.sh [BUILD-DIR] [THREADS] [ROUNDS]
 #
 # Needs python3 with OpenCV and NumPy (Debian: python3-opencv); PYTHON

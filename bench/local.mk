@@ -1,4 +1,11 @@
 # Benchmarks: engine-level programs, no GIMP.  Not installed.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 noinst_PROGRAMS += bench/bm3d-bench bench/bm3d-quality bench/bm3d-isoline-quality
 
 bench_bm3d_bench_SOURCES = bench/bm3d-bench.c cli/util.c cli/util.h
@@ -27,7 +34,6 @@ noinst_PROGRAMS += bench/bm3d-autocov-bench
 bench_bm3d_autocov_bench_SOURCES = bench/autocov-bench.cu
 bench_bm3d_autocov_bench_LDADD = gpu/libbm3d.a $(CUDA_LIBS) $(CUFFT_LIBS) \
 	$(OPENMP_CFLAGS) -lm
-bench/autocov-bench.o: gpu/noise/noise_profile_cuda.cuh gpu/bm3d.h
 
 # What moving an image between host and device costs (pageable, pinned,
 # registered, staged).

@@ -5,6 +5,13 @@
 # inputs are made).  The sets are read from the shared benchmark folder,
 # never copied into the project.
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   bench/nlm-quality.sh [BUILD-DIR] [nlm_compare.py options, e.g.
 #                         --threads 2 --only speed --no-large]
 #

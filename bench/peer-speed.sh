@@ -5,6 +5,13 @@
 # --seed 7`, the runs of every configuration alternated round by round
 # (A B C ... A B C ...), the median of ROUNDS each.
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   bench/peer-speed.sh PEER-HARNESS [BUILD-DIR] [ROUNDS]
 #
 # PEER-HARNESS is a host program built outside this repository (see

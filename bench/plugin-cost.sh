@@ -3,6 +3,13 @@
 # one 12 MP RGB photo at 8-bit, 16-bit and float precision.  Each case is
 # a whole gimp-console process, timed from outside:
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   load+save      load the PNG, convert the precision, save a PNG
 #   passthrough    the same with plug-in-bm3d-denoise in between, run with
 #                  BM3D_PLUGIN_PASSTHROUGH=1: the drawable is read, the

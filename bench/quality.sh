@@ -5,6 +5,13 @@
 # kept in floating point and not clipped; PSNR of the output clipped to
 # 0..255, not rounded.
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   bench/quality.sh [BUILD-DIR] [bm3d-quality options, e.g. --backend cuda]
 #
 # Environment: BENCHMARK_SETS (default /work/shared/benchmark-sets).

@@ -1,6 +1,13 @@
 /* Host <-> device transfer benchmark: what moving an image costs, by the
  * ways the engine could move it.  For each size (MiB), best of --repeat:
  *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.
+ *
  *   pageable   cudaMemcpy from / to malloc'ed, touched memory
  *   pinned     the same from / to cudaHostAlloc'ed memory
  *   register   cudaHostRegister + cudaHostUnregister of a pageable
@@ -8,8 +15,7 @@
  *   staged     pageable memory through two pinned chunks: the host's
  *              memcpy into one chunk while the other is copied
  *
- * GB/s are 1e9 bytes a second.  Copyright (C) 2026 The BM3D Denoise for
- * GIMP authors; GPL 3 or later (see COPYING).
+ * GB/s are 1e9 bytes a second.
  *
  *   bm3d-transfer-bench [MiB ...]        (default: 144 1200)  */
 #include <cuda_runtime.h>

@@ -8,6 +8,13 @@
 # image in the same run (best of N each; skipped where no python3 has
 # PIL), as a ratio, so that a busy or slower machine still compares.
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   bench/user-wait.sh BUILD [BUILD...]
 #       BUILD: a build folder (cli/bm3d-denoise, bench/bm3d-batch-photos);
 #       several (a baseline first) give rows side by side in one run.

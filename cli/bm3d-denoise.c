@@ -444,7 +444,13 @@ camera_profile (const Options *opt, const bm3d_image *in,
       return -1;
     }
   else
-    *t_startup += report.seconds_startup;
+    {
+      *t_startup += report.seconds_startup;
+      /* A photograph whose noise could not be measured is not returned
+       * as it came in silence.  */
+      if (report.noise_unmeasured)
+        cli_message ("%s: %s", opt->input, report.notice);
+    }
   params->profile = profile;
   if (opt->verbose)
     {

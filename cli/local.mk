@@ -1,6 +1,13 @@
 # The bm3d-denoise command: the engine without GIMP, on image files.
 # Image files: one source per format behind one table (image_io.c), a
 # library shared with the benchmarks and the engine's quality test.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 noinst_LIBRARIES += cli/libimageio.a
 cli_libimageio_a_CFLAGS = $(AM_CFLAGS) $(PNG_CFLAGS) $(JPEG_CFLAGS) \
 	$(TIFF_CFLAGS)

@@ -5,6 +5,13 @@
 # it, mirroring the archive's folders under OUTDIR.  Needs a file system
 # that every node sees.
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   sbatch --array=0-15 data/bm3d-slurm-array.sh ARCHIVE OUTDIR [OPTION]...
 #
 # OPTIONs go to bm3d-denoise (default: --sigma 20).  A task that fails

@@ -5,6 +5,13 @@
 # result is.
 #   data/demo.sh SRCDIR BUILDDIR
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 # The plug-in is installed with `make install-user` into a private
 # folder that GIMP finds through a gimprc of its own, and GIMP runs with
 # a fresh configuration folder: the user's own GIMP setup is neither

@@ -1,5 +1,12 @@
 # Script-Fu batch script (one per GIMP: their calls differ), the sample
 # image and its licence.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 if HAVE_GIMP
 if GIMP3
 batch_script = data/bm3d-denoise-batch-gimp3.scm

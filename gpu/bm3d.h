@@ -141,7 +141,23 @@ typedef struct
  * The RGB noise of a camera is cross-correlated, but mostly as a common
  * component with the same level in R, G and B, which the luminance /
  * chrominance transform separates: the profile models the planes as
- * independent.  Its level is taken as independent of brightness.  */
+ * independent.
+ *
+ * The noise of a photograph follows its brightness (shot noise, then
+ * the camera's tone curve).  A profile may carry a noise level function
+ * (NLF): nlf[c][i], the relative noise deviation of colour channel c
+ * (R, G, B, or gray) at brightness in bin i of BM3D_NLF_BINS even bins
+ * of 0..255.  The engine then filters the image after a
+ * variance-stabilising transform built from it (gpu/noise/noise_vst.h:
+ * per channel f (x) proportional to the integral of 1 / nlf, scaled so
+ * that f (0) = 0 and f (255) = 255), where the noise is the same at
+ * every brightness, and the autocovariance above is the noise's in
+ * that domain; the result goes back through the transform's unbiased
+ * inverse.  All zero (version 1 files, white profiles): the same level
+ * at every brightness, no transform.  */
+
+/* Brightness bins of a noise level function.  */
+#define BM3D_NLF_BINS     16
 
 /* Lags either side and side of the autocovariance table.  */
 #define BM3D_NOISE_LAG    7
@@ -168,6 +184,8 @@ typedef struct
    * should be given for this noise: the one bm3d_estimate_sigma ()
    * reports for photographs.  Equals s on white noise of deviation s.  */
   float  sigma_white;
+  /* The noise level function, or all 0 (see above).  */
+  float  nlf[BM3D_NOISE_PLANES][BM3D_NLF_BINS];
 } bm3d_noise_profile;
 
 /* What params->noise selects.  */
@@ -211,12 +229,14 @@ typedef struct
    * strength).  A photograph's processed noise (`in` shows
    * next to none at the finest scale and the profile is coarse: a third
    * and more of its luma power below 0.25 cycles/pixel) is filtered at
-   * a level drawn towards 17 (17^0.7 times the measured white level^0.3,
-   * at most 30), the luminance keeping its profile's shape with every
+   * twice the measured level (at most 30), the luminance keeping its
+   * profile's shape with every
    * variance at least half the largest, the chrominances white: the
    * estimate measures the flattest blocks, which a camera's noise
    * reduction cleaned most, and the noise grows with the texture
-   * (gpu/noise/photo_noise.c, processed_sigma; docs/camera-noise.md).  */
+   * (gpu/noise/photo_noise.c, processed_sigma; docs/camera-noise.md).
+   * A profile with a noise level function is filtered in its
+   * variance-stabilised domain (see "the noise model").  */
   bm3d_noise_kind               noise;
   const bm3d_noise_profile     *profile;
   /* Multipliers of the profile's noise deviations (variances by their
@@ -270,6 +290,12 @@ typedef struct
    * of its power coarse), whose sigma comes from its profile instead.  */
   float         sigma_fine;
   int           processed_noise;
+  /* Camera noise: the estimate found no block it could measure (the
+   * photograph all clipped or flat); the call then filtered white noise
+   * of sigma_fine, the finest scale's reading, and says so in
+   * `notice`.  */
+  int           noise_unmeasured;
+  char          notice[160];
   char          message[256];     /* error text, or the fall-back notice    */
 } bm3d_report;
 

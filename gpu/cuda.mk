@@ -1,5 +1,12 @@
 # The CUDA backend; without CUDA, stubs with the same entry points.
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 # nvcc builds one fat object: machine code for each GPU generation that
 # configure's --with-cuda-arch names (by default Turing sm_75, Ampere
 # sm_80 and sm_86, Ada sm_89 and Hopper sm_90), plus PTX of the newest
@@ -31,17 +38,20 @@ NVCC_BUILD_FLAGS = -std=c++17 -O3 -lineinfo $(NVCC_GENCODE) -Xcompiler -fPIC \
 	-I$(top_srcdir)/gpu -I$(top_builddir)
 
 # Header dependencies come from nvcc itself (-MD -MF), written beside
-# each object as .cu.d and read back on the next make.
+# each object as .o.d and read back on the next make; -MP adds an empty
+# rule for each header, so a header removed or renamed does not stop
+# make.  The benchmarks' CUDA objects (bench/local.mk) are read too.
 SUFFIXES += .cu
 .cu.o:
 	$(AM_V_GEN)$(NVCC) $(NVCC_BUILD_FLAGS) $(NVCCFLAGS) \
-	  -MD -MF $@.d -c -o $@ $<
+	  -MD -MP -MF $@.d -c -o $@ $<
 
 CUDA_OBJECTS = gpu/core/cuda_device.o gpu/core/cuda_tiled_image.o \
 	gpu/bm3d/bm3d_cuda.o gpu/bm3d/bm3d_cuda_match.o \
 	gpu/bm3d/bm3d_cuda_match_rows.o gpu/bm3d/bm3d_cuda_filter.o \
 	gpu/bm3d/bm3d_cuda_aggregate.o gpu/noise/noise_profile_cuda.o \
-	gpu/nlm/nlm_cuda.o gpu/isoline/isoline_cuda.o
+	gpu/nlm/nlm_cuda.o gpu/isoline/isoline_cuda.o \
+	bench/autocov-bench.o bench/transfer-bench.o
 -include $(CUDA_OBJECTS:.o=.o.d)
 CLEANFILES += $(CUDA_OBJECTS:.o=.o.d)
 else

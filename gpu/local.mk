@@ -1,4 +1,11 @@
 # The denoising engine: a static library with no GIMP or GTK in it.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 noinst_LIBRARIES += gpu/libbm3d.a
 gpu_libbm3d_a_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS)
 gpu_libbm3d_a_SOURCES = \
@@ -33,4 +40,6 @@ gpu_libbm3d_a_SOURCES = \
 	gpu/noise/noise_estimate.c \
 	gpu/noise/noise_profile.c \
 	gpu/noise/noise_profile_estimate.c \
-	gpu/noise/clipped_noise.c
+	gpu/noise/clipped_noise.c \
+	gpu/noise/noise_vst.c \
+	gpu/noise/noise_vst.h

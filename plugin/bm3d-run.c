@@ -131,6 +131,23 @@ note_fall_back (const bm3d_report *report,
                  "instead.\n%s"), report->message);
 }
 
+/* Camera noise that could not be measured: what the engine did instead,
+ * once per run.  */
+static void
+note_unmeasured (const bm3d_report *report,
+                 GimpRunMode        run_mode)
+{
+  static gboolean noted = FALSE;
+
+  if (! report->noise_unmeasured || noted)
+    return;
+  noted = TRUE;
+  if (run_mode == GIMP_RUN_NONINTERACTIVE)
+    g_printerr ("%s: %s\n", PLUG_IN_PROC, report->notice);
+  else
+    g_message ("%s", report->notice);
+}
+
 /* An environment switch: docs/environment.md lists them all.  */
 gboolean
 bm3d_run_times_wanted (void)
@@ -193,13 +210,28 @@ estimate_profile (GeglBuffer          *source,
                   const GeglRectangle *area,
                   bm3d_params         *params,
                   bm3d_noise_profile  *profile,
+                  GimpRunMode          run_mode,
                   GError             **error)
 {
-  gfloat luma, chroma;
+  GeglRectangle  sample_rect;
+  Bm3dFloatRect *sample;
+  bm3d_report    report;
+  gfloat         luma, chroma;
+  gboolean       ok;
 
-  if (! bm3d_render_estimate_middle (source, layout, area, 0, params,
-                                     profile, NULL, error))
+  /* Read here rather than through bm3d_render_estimate_middle (): the
+   * report says whether the noise could be measured at all.  */
+  bm3d_estimate_rect (area, &sample_rect);
+  sample = bm3d_float_rect_read (source, layout, &sample_rect, error);
+  if (! sample)
     return FALSE;
+  ok = bm3d_render_estimate_profile (sample, params, profile, &report, NULL,
+                                     error);
+  bm3d_float_rect_unref (sample);
+  if (! ok)
+    return FALSE;
+
+  note_unmeasured (&report, run_mode);
   params->profile = profile;
   bm3d_noise_profile_levels (profile, &luma, &chroma);
   g_printerr ("%s: estimated camera noise: luma %.4g, chroma %.4g (white "
@@ -297,6 +329,7 @@ denoise_in_strips (Bm3dDrawable         drawable,
       if (ok)
         {
           note_fall_back (&report, run_mode);
+          note_unmeasured (&report, run_mode);
           /* Once CUDA failed, the CPU takes the strips that follow.  */
           if (report.fell_back)
             params->backend = BM3D_BACKEND_CPU;
@@ -360,7 +393,8 @@ bm3d_run_denoise (Bm3dDrawable       drawable,
   source = gimp_drawable_get_buffer (drawable);
 
   if (vals->noise == BM3D_VALUES_NOISE_CAMERA)
-    ok = estimate_profile (source, &layout, &area, &params, &profile, error);
+    ok = estimate_profile (source, &layout, &area, &params, &profile,
+                           run_mode, error);
   else if (vals->sigma == 0.0)
     ok = estimate_sigma (source, &layout, &area, &params, error);
   if (ok)

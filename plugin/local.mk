@@ -4,6 +4,13 @@
 # GIMP looks for plug-ins as PLUG-IN-DIR/NAME/NAME, so the program
 # goes into a folder of its own under $(gimpplugindir) (set by configure,
 # --with-gimp-plugin-dir; `make distcheck` points it into its own tree).
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 if HAVE_GIMP
 bm3dpluginexecdir = $(gimpplugindir)/bm3d-denoise-gimp
 bm3dpluginexec_PROGRAMS = plugin/bm3d-denoise-gimp

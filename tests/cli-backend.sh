@@ -6,6 +6,13 @@
 # start-up estimate so that both choices show on any machine; no GPU is
 # faked: where the device is chosen and missing, the engine's own
 # fall-back runs.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/cli-lib.sh"
 
 if ! has_png; then

@@ -2,6 +2,13 @@
 # bm3d-denoise with many files: the same results as one file at a time,
 # a bad file reported and skipped, inputs never overwritten, outputs
 # never half-written (also when interrupted), clear refusals.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/cli-lib.sh"
 
 prepare_images

@@ -5,6 +5,13 @@
 # two shared real photographs (when ../shared is there) a result well
 # above the noisy input, for camera mode and for white CBM3D at
 # --sigma auto, where white CBM3D at the old --sigma auto stayed at it.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/cli-lib.sh"
 
 cmd=$BM3D_DENOISE
@@ -32,7 +39,7 @@ after=$(psnr "$data/astronaut.png" "$o/camera.png")
 check "camera mode denoises white noise ($before -> $after dB)" \
   is_above "$after" "$(awk -v b="$before" 'BEGIN { print b + 4 }')"
 check "--save-noise-profile wrote a profile" \
-  grep -q '^bm3d-noise-profile 1$' "$o/p.txt"
+  grep -qE '^bm3d-noise-profile [12]$' "$o/p.txt"
 
 run "$cmd" --noise-profile "$o/p.txt" --threads 1 "$o/noisy.png" \
   "$o/again.png"
@@ -63,7 +70,7 @@ else
 fi
 
 # ---- malformed profiles: exit 1, one line, nothing written --------------
-printf 'bm3d-noise-profile 2\nchannels 3\n' >"$o/version.txt"
+printf 'bm3d-noise-profile 3\nchannels 3\n' >"$o/version.txt"
 printf 'not a profile\n' >"$o/garbage.txt"
 head -c 1500 "$o/p.txt" >"$o/cut.txt"
 awk '!done && /^[-0-9]/ { sub(/^[^ ]*/, "nan"); done = 1 } { print }' \
@@ -92,6 +99,94 @@ if [ "$rc" -eq 1 ] && one_line_error 'gray' && [ ! -e "$o/out.png" ]; then
 else
   not_ok "a gray profile for a colour photo: exit 1, one line, nothing written"
   sed 's/^/#   /' "$work/run.err"
+fi
+
+# ---- a dark photograph, clipped at black --------------------------------
+# tests/data/dark-coffee-*.png (tests/make-dark-photo.py): a crop of
+# coffee.png under-exposed ten times with Poisson-Gaussian noise,
+# amplified back and clipped (17 % of its values at 0): every 32x32
+# block holds a clipped value, which once left nothing to measure and
+# the photo came back unchanged.
+dark=$data/dark-coffee-noisy.png
+truth=$data/dark-coffee-clean.png
+run "$cmd" --noise camera --verbose --save-noise-profile "$o/dark.txt" \
+  --threads 2 "$dark" "$o/dark.png"
+luma=$(sed -n 's/.*noise profile (estimated): luma \([0-9.]*\),.*/\1/p' \
+  "$work/run.err")
+check "dark clipped photo: a real estimate (luma $luma as white RGB sigma, at least 5)" \
+  is_above "${luma:-0}" 5
+before=$(psnr "$truth" "$dark")
+after=$(psnr "$truth" "$o/dark.png")
+check "dark clipped photo: camera mode $before -> $after dB (at least 2 dB better)" \
+  is_above "$after" "$(awk -v b="$before" 'BEGIN { print b + 2 }')"
+check "dark clipped photo: the profile has a level function (version 2)" \
+  grep -q '^bm3d-noise-profile 2$' "$o/dark.txt"
+
+# ---- profile files: version 2 read back, version 1 still read -----------
+run "$cmd" --noise-profile "$o/dark.txt" --threads 1 "$dark" "$o/dark2.png"
+same=$(psnr "$o/dark.png" "$o/dark2.png")
+if [ "$rc" -eq 0 ] && [ "$same" = inf ]; then
+  ok "a version 2 profile read back gives the same pixels"
+else
+  not_ok "a version 2 profile read back gives the same pixels ($same dB)"
+  sed 's/^/#   /' "$work/run.err"
+fi
+# The same autocovariances as version 1 (no level function): read, and
+# filtered without the transform, so the result differs.
+awk '/^bm3d-noise-profile 2$/ { print "bm3d-noise-profile 1"; next }
+     /^nlf / { exit } { print }' "$o/dark.txt" >"$o/dark1.txt"
+run "$cmd" --noise-profile "$o/dark1.txt" --threads 1 "$dark" "$o/dark1.png"
+if [ "$rc" -eq 0 ] && [ "$(psnr "$o/dark.png" "$o/dark1.png")" != inf ]; then
+  ok "a version 1 profile is still read (no level function: another result)"
+else
+  not_ok "a version 1 profile is still read (no level function: another result)"
+  sed 's/^/#   /' "$work/run.err"
+fi
+# Malformed version 2: its level function missing, short, not positive.
+awk '/^nlf / { exit } { print }' "$o/dark.txt" >"$o/nonlf.txt"
+awk 'f { $NF = ""; f = 0 } /^nlf 1$/ { f = 1 } { print }' "$o/dark.txt" \
+  >"$o/shortnlf.txt"
+awk 'f { $1 = "-1"; f = 0 } /^nlf 2$/ { f = 1 } { print }' "$o/dark.txt" \
+  >"$o/negnlf.txt"
+for bad in nonlf shortnlf negnlf; do
+  rm -f "$o/out.png" "$o/saved.txt"
+  run "$cmd" --noise-profile "$o/$bad.txt" --save-noise-profile \
+    "$o/saved.txt" "$dark" "$o/out.png"
+  if [ "$rc" -eq 1 ] && one_line_error 'noise profile|nlf|level function' \
+     && [ ! -e "$o/out.png" ] && [ ! -e "$o/saved.txt" ]; then
+    ok "malformed version 2 profile ($bad): exit 1, one line, nothing written"
+  else
+    not_ok "malformed version 2 profile ($bad): exit 1, one line, nothing written"
+    echo "# exit status $rc"
+    sed 's/^/#   /' "$work/run.err"
+  fi
+done
+
+# ---- nothing to measure: said, not silent ------------------------------
+{ printf 'P5\n64 64\n255\n'; head -c 4096 /dev/zero; } >"$o/black.pgm"
+run "$cmd" --noise camera "$o/black.pgm" "$o/black.png"
+if [ "$rc" -eq 0 ] && grep -q 'no camera noise could be measured.*white noise of sigma' "$work/run.err"; then
+  ok "an all-black photo: camera mode says nothing could be measured and what it did"
+else
+  not_ok "an all-black photo: camera mode says nothing could be measured and what it did"
+  sed 's/^/#   /' "$work/run.err"
+fi
+
+# ---- clean photographs with the defaults --------------------------------
+# camera.png is left alone; on textured clean photographs the estimate
+# still reads texture as noise (docs/camera-noise.md): astronaut.png is
+# the known failure, kept visible as a TODO.
+run "$cmd" --noise camera --threads 2 "$data/camera.png" "$o/clean.png"
+kept=$(psnr "$data/camera.png" "$o/clean.png")
+check "clean camera.png in camera mode: $kept dB against the original (at least 45)" \
+  is_above "$kept" 45
+run "$cmd" --noise camera --threads 2 "$data/astronaut.png" "$o/clean.png"
+kept=$(psnr "$data/astronaut.png" "$o/clean.png")
+tests_run=$((tests_run + 1))
+if is_above "$kept" 45; then
+  echo "ok $tests_run - clean astronaut.png in camera mode: $kept dB (at least 45)"
+else
+  echo "not ok $tests_run - clean astronaut.png in camera mode: $kept dB (at least 45) # TODO texture still reads as noise"
 fi
 
 # ---- usage errors: exit 2 ----------------------------------------------

@@ -4,6 +4,13 @@
 # noise); integer files give the float path's bytes; --psnr agrees with
 # --compare; --verbose reports; the thread count does not change the
 # result.  CPU backend, so the figures hold on any machine.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/cli-lib.sh"
 
 prepare_images

@@ -2,6 +2,13 @@
 # bm3d-denoise --sigma auto: the noise level estimated from the input
 # (printed with --verbose) is close to the noise added, the result is
 # denoised with it, and inputs it cannot take fail with one line.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/cli-lib.sh"
 
 cmd=$BM3D_DENOISE

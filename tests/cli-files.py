@@ -4,6 +4,13 @@
 # TIFF and JPEG structures are read by code that shares nothing with the
 # command (pixels of uncompressed TIFFs; JPEG markers, not pixels).
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   cli-files.py generate DIR      write the test files into DIR
 #   cli-files.py meta FILE         print "icc DIGEST exif DIGEST" of the
 #                                  ICC profile and EXIF block of a PNG,

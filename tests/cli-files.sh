@@ -4,6 +4,13 @@
 # blocks of every format are checked by an independent reader
 # (tests/cli-files.py); damaged files must give one line, exit 1 and no
 # output, under the sanitizers too.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/cli-lib.sh"
 
 prepare_images

@@ -3,6 +3,13 @@
 # independent reader (tests/cli-images.py): lossless round trips are
 # bit-exact, PFM byte orders and row order are honoured, palette and
 # 1-bit PNGs are expanded, 16-bit data stays 16-bit.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/cli-lib.sh"
 
 prepare_images

@@ -3,6 +3,13 @@
 # batch gives what single runs give, and with two or more devices every
 # device takes files.  By hand on a GPU machine:
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   top_builddir=BUILD top_srcdir=SRC sh SRC/tests/cli-gpu-batch.sh
 . "${top_srcdir:-$(dirname "$0")/..}/tests/cli-lib.sh"
 

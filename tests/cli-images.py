@@ -4,6 +4,13 @@
 # and Netpbm files written by the command are decoded by code that shares
 # nothing with it.
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   cli-images.py generate DIR        write every test image into DIR
 #   cli-images.py same A B            exit 0 when A and B hold the same
 #                                     samples (size, channels, depth)

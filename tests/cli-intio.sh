@@ -9,6 +9,13 @@
 # the same integers either way; BM3D is left out there, as the GPU's
 # aggregation adds in no fixed order and two runs of one path differ in
 # the last 16-bit place: tests/gpu-tests.sh bounds it, engine-pixels).
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/cli-lib.sh"
 
 prepare_images

@@ -1,6 +1,13 @@
 # Shared by the tests/cli-*.sh scripts (sourced, not run): TAP output,
 # the command under test and a scratch folder.
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 # The command is $BM3D_DENOISE when set, else $top_builddir/cli/bm3d-denoise
 # ("make check" exports top_builddir and top_srcdir); run by hand from a
 # build folder, the scripts find ./cli/bm3d-denoise.

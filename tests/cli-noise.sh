@@ -2,6 +2,13 @@
 # bm3d-denoise --add-noise: deterministic for a seed, different across
 # seeds, the documented generator (re-implemented in tests/cli-images.py),
 # the asked deviation, unclipped in PFM, alpha left alone.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/cli-lib.sh"
 
 prepare_images

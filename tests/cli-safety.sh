@@ -14,6 +14,13 @@
 #  - a FIFO as input is refused, not waited on (also in a batch);
 #  - a JPEG too wide for the format is refused before the denoise;
 #  - an ICC profile over the 16 MiB limit is dropped with a message.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/cli-lib.sh"
 
 cmd=$BM3D_DENOISE

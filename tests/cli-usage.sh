@@ -2,6 +2,13 @@
 # bm3d-denoise: usage errors (exit 2), runtime errors (exit 1) and their
 # one-line messages; broken, truncated and absurd input files.  Needs
 # nothing but the command and a POSIX shell.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/cli-lib.sh"
 
 cmd=$BM3D_DENOISE

@@ -2,6 +2,13 @@
 # command through top_builddir (exported by AM_TESTS_ENVIRONMENT) and
 # write their images with tests/cli-images.py (python3, standard library
 # only; the scripts that need it skip without it).
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 CLI_TESTS = \
 	tests/cli-usage.sh \
 	tests/cli-formats.sh \

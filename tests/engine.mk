@@ -1,4 +1,11 @@
 # Unit tests of the denoising engine and its CPU backend (TAP programs).
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 ENGINE_TESTS = \
 	tests/engine-tables \
 	tests/engine-options \
@@ -59,7 +66,9 @@ tests_engine_estimate_SOURCES = tests/engine-estimate.c tests/engine-tap.h \
 tests_engine_estimate_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
 tests_engine_estimate_LDADD = $(IMAGE_IO_LIBS) $(ENGINE_TEST_LIBS)
 EXTRA_DIST += tests/data/coffee.png tests/data/chelsea.png \
-	tests/data/brick.png tests/data/gravel.png
+	tests/data/brick.png tests/data/gravel.png \
+	tests/data/dark-coffee-noisy.png tests/data/dark-coffee-clean.png \
+	tests/make-dark-photo.py
 
 # Noise profiles: the model, the text file, the estimator on synthetic
 # correlated noise and camera mode against white mode.

@@ -3,6 +3,13 @@
 # (RGB, gray, RGBA) is denoised into another folder, same names, as well
 # as the command does; a pattern matching nothing and an output folder
 # that would overwrite the inputs are refused.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-.}/tests/gimp-lib.sh"
 
 require_tools

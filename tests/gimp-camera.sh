@@ -13,12 +13,18 @@
 # refused with a message and the image unchanged; RUN-WITH-LAST-VALS
 # takes the saved strengths; script-fu-bm3d-denoise-camera-batch
 # denoises a folder.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-.}/tests/gimp-lib.sh"
 
 require_tools
 setup_gimp
 
-u8=PRECISION-U8-GAMMA
 geometry=200x192x3xu8
 # A rectangle that touches no image edge and no multiple of 8, big
 # enough to estimate the noise on.
@@ -178,10 +184,6 @@ check "RUN-WITH-LAST-VALS: camera noise with the saved strengths (2, 1.5) and mo
 check "plug-in-bm3d-denoise's RUN-WITH-LAST-VALS repeats saved camera noise" \
   cmp "$work/white-proc-last-camera.raw" "$work/explicit-2-1.5.raw"
 
-outcome ()
-{
-  grep -o 't-outcome: [a-z]*' "$log" | sed -n "${1}p" | sed 's/t-outcome: //'
-}
 i=0
 for entry in "${refusals[@]}"; do
   IFS='|' read -r name strength chroma mode backend prep selection message \

@@ -4,6 +4,13 @@
 # xdotool.  The window is then closed (Escape, as the window manager's
 # close does) while the first preview renders: no crash, the image
 # unchanged.  Skipped without xvfb-run, xdotool and dbus-run-session.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-.}/tests/gimp-lib.sh"
 
 title='^BM3D-Entrauschen$'
@@ -13,7 +20,7 @@ inner ()
   local log=$1 gimp_pid window i
   shift
   gimp_runs=0
-  # gimp-lib.sh chose English; this GIMP speaks German.
+  # gimp-checks.sh chose English; this GIMP speaks German.
   LANGUAGE=de run_gimp "$log" "$@" &
   gimp_pid=$!
   window=$(timeout 180 xdotool search --sync --name "$title" 2> /dev/null \

@@ -7,6 +7,13 @@
 # plug-in reports: the sanitizer's report fails the test).  Then OK: the
 # pixels of the non-interactive call.  Skipped without xvfb-run, xdotool
 # and dbus-run-session.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-.}/tests/gimp-lib.sh"
 
 title='^BM3D Denoise$'

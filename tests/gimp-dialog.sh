@@ -33,64 +33,16 @@
 # A screenshot of the first dialog is kept (BM3D_DIALOG_SCREENSHOT=FILE
 # copies it out).  Skipped without xvfb-run, xdotool, dbus-run-session
 # and ImageMagick's import.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-.}/tests/gimp-lib.sh"
 
 title='^BM3D Denoise$'
-
-note ()
-{
-  echo "$*" >> "$work/driver.out"
-}
-
-# The dialog's window, once it exists; then until it is gone.  Polled,
-# not `xdotool search --sync`: xdotool exits on an X error, which a
-# search meets when a window of the previous dialog is destroyed while
-# it walks the tree, and the --sync search then returned nothing at
-# once (seen in about 1 run in 20: the driver's steps for the next
-# dialog went to this one).
-wait_window ()
-{
-  local i id
-  for i in $(seq 1 1800); do
-    id=$(xdotool search --name "$title" 2> /dev/null | head -n 1)
-    if test -n "$id"; then
-      echo "$id"
-      return 0
-    fi
-    sleep 0.1
-  done
-}
-
-wait_gone ()
-{
-  local i
-  for i in $(seq 1 600); do
-    xdotool search --name "$title" > /dev/null 2>&1 || return 0
-    sleep 0.1
-  done
-  note "the dialog did not close"
-}
-
-# The log lines of the dialog opened last.
-session_log ()
-{
-  local n
-  n=$(grep -n ' open ' "$dialog_log" | tail -n 1 | cut -d: -f1)
-  tail -n +"${n:-1}" "$dialog_log"
-}
-
-# wait_more REGEX N [SECONDS]: until the current dialog has logged more
-# than N such lines (a new one, where an older line would match too).
-wait_more ()
-{
-  local i
-  for i in $(seq 1 $(( ${3:-120} * 10 ))); do
-    test "$(session_log | grep -c -E "$1")" -gt "$2" && return 0
-    sleep 0.1
-  done
-  note "timed out waiting for more than $2 lines of: $1"
-  return 1
-}
 
 # wait_rest_request SECONDS: until the current dialog has requested the
 # chosen mode after the slider's last change.
@@ -104,26 +56,6 @@ wait_rest_request ()
   done
   note "timed out waiting for the request after the drag"
   return 1
-}
-
-# wait_log REGEX [SECONDS]: until the current dialog logs such a line.
-wait_log ()
-{
-  wait_more "$1" 0 "${2:-120}"
-}
-
-focus ()
-{
-  # No window manager: give the dialog the keyboard directly.
-  xdotool windowfocus --sync "$1" 2>> "$work/driver.out" || :
-}
-
-# Alt+N: the noise level's spin button; Tab commits what was typed.
-type_sigma ()
-{
-  xdotool key alt+n ctrl+a
-  xdotool type --delay 50 "$1"
-  xdotool key Tab
 }
 
 # A drag of the sigma slider (or of SLIDER: strength) with the middle
@@ -164,19 +96,6 @@ drag_slider ()
     sleep 0.15
   done
   xdotool mouseup 2
-}
-
-# screen_shot FILE: the preview area's pixels, as on the screen.
-screen_shot ()
-{
-  local geometry x y w h
-  geometry=$(session_log | grep -m 1 'geometry preview ')
-  x=$(echo "$geometry" | sed 's/.* x=\([0-9]*\).*/\1/')
-  y=$(echo "$geometry" | sed 's/.* y=\([0-9]*\).*/\1/')
-  w=$(echo "$geometry" | sed 's/.* width=\([0-9]*\).*/\1/')
-  h=$(echo "$geometry" | sed 's/.* height=\([0-9]*\).*/\1/')
-  import -window root -crop "${w}x${h}+${x}+${y}" +repage "$1" \
-    2>> "$work/driver.out" || :
 }
 
 inner ()
@@ -314,25 +233,7 @@ inner ()
   wait "$gimp_pid"
 }
 
-if test "${1:-}" = --inner; then
-  # Run under xvfb-run by the outer part below, with its environment.
-  shift
-  inner "$@"
-  exit 0
-fi
-
-require_tools
-for tool in xvfb-run xdotool dbus-run-session import; do
-  command -v $tool > /dev/null 2>&1 || skip_all "$tool not found"
-done
-setup_gimp
-
-# A 512 x 512 photograph with noise: room for a 400 x 400 preview.
-"$command" --add-noise 20 --seed 7 "$top_srcdir/tests/data/astronaut.png" \
-  "$work/noisy.png" > /dev/null || exit 1
-noisy=$work/noisy.png
-geometry=512x512x3xu8
-u8=PRECISION-U8-GAMMA
+dialog_setup "$@"
 
 # Saved values (tests/gimp-lib.sh): sigma 40, BM3D, CPU; then sigma 20
 # with expert options that make BM3D slower than its defaults (so that
@@ -391,12 +292,6 @@ timeout 900 xvfb-run -a -s "-screen 0 1280x900x24 -noreset" \
                      \"$work/camera-typed.raw\")" \
   2> "$work/xvfb.err"
 echo "# xvfb-run exited with status $?"
-
-# session K: the log lines of the K-th dialog.
-session ()
-{
-  awk -v k="$1" '/ open / { n++ } n == k' "$dialog_log"
-}
 
 check "GIMP ran without a plug-in crash" no_crash "$log"
 for k in 1 2 3 4 5 6 7; do

@@ -1,9 +1,15 @@
-; Script-Fu helpers for the GIMP tests (tests/gimp-*.sh).  The tests put
-; this file in the Script-Fu path of their own GIMP configuration, so
-; every batch command can use these definitions.
+; Script-Fu helpers for the GIMP 2.10 tests (tests/gimp-*.sh): GIMP
+; 2.10's calls, and its own procedures' helpers.  The checks both GIMPs
+; share are in tests/gimp-checks.scm.  The tests put both files in the
+; Script-Fu path of their own GIMP configuration, so every batch command
+; can use these definitions.
 ;
 ; Copyright (C) 2026 The BM3D Denoise for GIMP authors
-; GPL version 3 or later.
+;
+; This program is free software: you can redistribute it and/or modify
+; it under the terms of the GNU General Public License as published by
+; the Free Software Foundation; either version 3 of the License, or
+; (at your option) any later version.
 
 (define (t-load file)
   (car (gimp-file-load RUN-NONINTERACTIVE file file)))
@@ -31,55 +37,10 @@
         ((not (= prep (car (gimp-image-get-precision image))))
          (gimp-image-convert-precision image prep))))
 
-; SELECTION: #f, or (x y width height).
-(define (t-select image selection)
-  (if selection
-      (gimp-image-select-rectangle image CHANNEL-OP-REPLACE
-                                   (car selection) (cadr selection)
-                                   (caddr selection) (cadddr selection))))
-
-; Denoise IN after preparing and selecting; dump the drawable before and
-; after.  Any failure aborts the batch command.
-(define (t-denoise in prep selection run-mode sigma mode backend before after)
-  (let ((image (t-load in)))
-    (t-prepare image prep)
-    (t-select image selection)
-    (if before (t-dump image before))
-    (plug-in-bm3d-denoise run-mode image (t-drawable image)
-                          sigma mode backend)
-    (t-dump image after)
-    (gimp-image-delete image)))
-
-; The same, then convert the result to PRECISION and dump it again (the
-; PSNR of linear-light images is measured in the perceptual encoding).
-(define (t-denoise-convert in prep sigma mode backend before after
-                           precision converted)
-  (let ((image (t-load in)))
-    (t-prepare image prep)
-    (t-dump image before)
-    (plug-in-bm3d-denoise RUN-NONINTERACTIVE image (t-drawable image)
-                          sigma mode backend)
-    (t-dump image after)
-    (gimp-image-convert-precision image precision)
-    (t-dump image converted)
-    (gimp-image-delete image)))
-
-; A call that may be refused: the error is caught so that the image can
-; be dumped again and deleted; prints "t-outcome: refused" or
-; "t-outcome: accepted" for the test to read.
-(define (t-try in prep run-mode sigma mode backend before after)
-  (let ((image (t-load in))
-        (refused #f))
-    (t-prepare image prep)
-    (t-dump image before)
-    (set! refused
-          (catch #t
-                 (plug-in-bm3d-denoise run-mode image (t-drawable image)
-                                       sigma mode backend)
-                 #f))
-    (t-dump image after)
-    (gimp-image-delete image)
-    (gimp-message (if refused "t-outcome: refused" "t-outcome: accepted"))))
+; The procedure on one drawable, its arguments by position (mode and
+; backend as numbers).
+(define (t-run run-mode image drawable sigma mode backend)
+  (plug-in-bm3d-denoise run-mode image drawable sigma mode backend))
 
 ; Saved values as gimp_set_data stores them (a vector of bytes).
 (define (t-set-last-values bytes)

@@ -3,6 +3,13 @@
 # $gimpplugindir, denoises the sample image, and speaks German and Czech
 # from the installed catalogues.  Prints TAP; exits 1 on any failure.
 #   gimpplugindir=DIR top_srcdir=DIR tests/gimp-installed.sh
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 set -u
 : "${gimpplugindir:?}" "${top_srcdir:?}"
 gimp_console=${GIMP_CONSOLE:-gimp-console-2.10}

@@ -6,6 +6,13 @@
 # runs mode 3 over a folder, and denoising in strips of 40 rows (each
 # read with more context than the filter reaches) gives the one-piece
 # result bit for bit.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-.}/tests/gimp-lib.sh"
 
 require_tools
@@ -17,18 +24,10 @@ layouts="rgb rgba gray graya"
 precisions="u8 f32"
 sel_x=37 sel_y=21 sel_w=50 sel_h=61
 
-precision_constant ()
-{
-  case $1 in
-    u8) echo PRECISION-U8-GAMMA ;;
-    f32) echo PRECISION-FLOAT-GAMMA ;;
-  esac
-}
-
 exprs=()
 for layout in $layouts; do
   for precision in $precisions; do
-    p=$(precision_constant "$precision")
+    eval "p=\$$precision"
     in="$work/noisy-$layout.png"
     exprs+=("(t-denoise \"$in\" $p #f RUN-NONINTERACTIVE $sigma 3 0
               \"$work/$layout-$precision-before.raw\"

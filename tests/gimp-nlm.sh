@@ -5,6 +5,13 @@
 # input, alpha comes back bit-exact, a selection leaves every pixel
 # outside it bit-exact, strips of 40 rows give exactly the one-piece
 # result, and the Script-Fu batch runs mode 2.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-.}/tests/gimp-lib.sh"
 
 require_tools
@@ -21,14 +28,6 @@ sel_x=37 sel_y=21 sel_w=50 sel_h=61
 "$command" --add-noise 25 --seed 7 "$work/clean-tall.png" \
   "$work/noisy-tall.png" || exit 1
 
-precision_constant ()
-{
-  case $1 in
-    u8) echo PRECISION-U8-GAMMA ;;
-    f32) echo PRECISION-FLOAT-GAMMA ;;
-  esac
-}
-
 # The command's result and PSNR on the same noisy input.
 nlm_reference ()
 {
@@ -41,7 +40,7 @@ nlm_reference ()
 exprs=()
 for layout in $layouts; do
   for precision in $precisions; do
-    p=$(precision_constant "$precision")
+    eval "p=\$$precision"
     in="$work/noisy-$layout.png"
     exprs+=("(t-denoise \"$in\" $p #f RUN-NONINTERACTIVE $sigma 2 0
               \"$work/$layout-$precision-before.raw\"

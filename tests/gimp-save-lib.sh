@@ -2,6 +2,13 @@
 # (GIMP 3), sourced after gimp-lib.sh or gimp3-lib.sh: the inputs of the
 # batch's saves and the checks on what it wrote (tests/gimp-saved.py
 # reads the files).
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 
 saved="python3 $top_srcdir/tests/gimp-saved.py"
 

@@ -5,6 +5,13 @@
 # TIFF with its compression, PNG at zlib level 3 (the zlib header says
 # so), or at the level the gimprc setting bm3d-png-compression names; a
 # setting that is not a level is told on one line and 3 used.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-.}/tests/gimp-lib.sh"
 . "$top_srcdir/tests/gimp-save-lib.sh"
 

@@ -4,6 +4,13 @@
 # the structures are read by code that shares nothing with GIMP; the
 # PNG, JPEG and TIFF walkers are cli-files.py's.
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   gimp-saved.py describe FILE    one "KEY VALUE" line each:
 #       format     png, jpeg or tiff
 #       depth      bits per sample (PNG, TIFF)

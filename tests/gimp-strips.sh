@@ -4,6 +4,13 @@
 # context), and the result is as good as in one piece: PSNR within
 # 0.05 dB, alpha bit-exact, a selection spanning several strips leaves
 # every pixel outside it bit-exact, and a failing call changes nothing.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-.}/tests/gimp-lib.sh"
 
 require_tools

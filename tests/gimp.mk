@@ -2,7 +2,15 @@
 # GIMP: headless, and the dialog under a virtual display (skipped without
 # xvfb-run and xdotool).  Each test installs the built plug-in into a
 # folder of its own first; see tests/gimp-lib.sh (GIMP 2.10) and
-# tests/gimp3-lib.sh (GIMP 3).
+# tests/gimp3-lib.sh (GIMP 3), and the checks both share,
+# tests/gimp-checks.sh and tests/gimp-checks.scm.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 GIMP_TESTS = \
 	tests/gimp-procedure.sh \
 	tests/gimp-strips.sh \
@@ -63,4 +71,6 @@ EXTRA_DIST += \
 	tests/gimp-installed.sh \
 	tests/gimp-lib.sh \
 	tests/gimp-helpers.scm \
+	tests/gimp-checks.sh \
+	tests/gimp-checks.scm \
 	tests/gimp-pixels.c

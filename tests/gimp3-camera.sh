@@ -6,6 +6,13 @@
 # the strengths change the result; isoline filters a capped white sigma
 # and still improves the input; a strength out of range is refused by
 # GIMP; a call without #:noise is white noise of its sigma, as before.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-.}/tests/gimp3-lib.sh"
 
 require_tools

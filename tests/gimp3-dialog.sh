@@ -18,75 +18,16 @@
 # A screenshot of the first dialog, expert options open, is kept
 # (BM3D_DIALOG_SCREENSHOT=FILE copies it out).  Skipped without
 # xvfb-run, xdotool, dbus-run-session and ImageMagick's import.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-.}/tests/gimp3-lib.sh"
 
 title='^BM3D Denoise$'
-
-note ()
-{
-  echo "$*" >> "$work/driver.out"
-}
-
-# The dialog's window, once it exists (polled: see tests/gimp-dialog.sh);
-# then until it is gone.
-wait_window ()
-{
-  local i id
-  for i in $(seq 1 1800); do
-    id=$(xdotool search --name "$title" 2> /dev/null | head -n 1)
-    if test -n "$id"; then
-      echo "$id"
-      return 0
-    fi
-    # GIMP gone: no dialog will come.
-    kill -0 "$gimp_pid" 2> /dev/null || return 0
-    sleep 0.1
-  done
-}
-
-wait_gone ()
-{
-  local i
-  for i in $(seq 1 600); do
-    xdotool search --name "$title" > /dev/null 2>&1 || return 0
-    sleep 0.1
-  done
-  note "the dialog did not close"
-}
-
-# The log lines of the dialog opened last.
-session_log ()
-{
-  local n
-  n=$(grep -n ' open ' "$dialog_log" | tail -n 1 | cut -d: -f1)
-  tail -n +"${n:-1}" "$dialog_log"
-}
-
-# wait_log REGEX [SECONDS]: until the current dialog logs such a line.
-wait_log ()
-{
-  local i
-  for i in $(seq 1 $(( ${2:-120} * 10 ))); do
-    session_log | grep -q -E "$1" && return 0
-    sleep 0.1
-  done
-  note "timed out waiting for: $1"
-  return 1
-}
-
-focus ()
-{
-  # No window manager: give the dialog the keyboard directly.
-  xdotool windowfocus --sync "$1" 2>> "$work/driver.out" || :
-}
-
-# Alt+N: the noise level's spin button; Tab commits what was typed.
-type_sigma ()
-{
-  xdotool key alt+n ctrl+a
-  xdotool type --delay 50 "$1"
-  xdotool key Tab
-}
 
 # A drag of the sigma slider (GTK 3 moves it to the pointer and follows
 # it), in steps of 4 pixels until the fast mode has been drawn, 30 s at
@@ -106,19 +47,6 @@ drag_slider ()
     session_log | grep -q -E 'drawn .* fast=1 ' && break
   done
   xdotool mouseup 1
-}
-
-# screen_shot FILE: the preview area's pixels, as on the screen.
-screen_shot ()
-{
-  local geometry x y w h
-  geometry=$(session_log | grep -m 1 'geometry preview ')
-  x=$(echo "$geometry" | sed 's/.* x=\([0-9]*\).*/\1/')
-  y=$(echo "$geometry" | sed 's/.* y=\([0-9]*\).*/\1/')
-  w=$(echo "$geometry" | sed 's/.* width=\([0-9]*\).*/\1/')
-  h=$(echo "$geometry" | sed 's/.* height=\([0-9]*\).*/\1/')
-  import -window root -crop "${w}x${h}+${x}+${y}" +repage "$1" \
-    2>> "$work/driver.out" || :
 }
 
 inner ()
@@ -191,24 +119,7 @@ inner ()
   wait "$gimp_pid"
 }
 
-if test "${1:-}" = --inner; then
-  # Run under xvfb-run by the outer part below, with its environment.
-  shift
-  inner "$@"
-  exit 0
-fi
-
-require_tools
-for tool in xvfb-run xdotool dbus-run-session import; do
-  command -v $tool > /dev/null 2>&1 || skip_all "$tool not found"
-done
-setup_gimp
-
-# A 512 x 512 photograph with noise: room for a 400 x 400 preview.
-"$command" --add-noise 20 --seed 7 "$top_srcdir/tests/data/astronaut.png" \
-  "$work/noisy.png" > /dev/null || exit 1
-noisy=$work/noisy.png
-geometry=512x512x3xu8
+dialog_setup "$@"
 
 denoise ()  # RUN-MODE SIGMA MODE BACKEND OUT
 {
@@ -243,21 +154,6 @@ timeout 900 xvfb-run -a -s "-screen 0 1280x900x24 -noreset" \
   "$(denoise RUN-NONINTERACTIVE 0.0 bm3d auto sigma0)" \
   2> "$work/xvfb.err"
 echo "# xvfb-run exited with status $?"
-
-# session K: the log lines of the K-th dialog.
-session ()
-{
-  awk -v k="$1" '/ open / { n++ } n == k' "$dialog_log"
-}
-
-# Does session K's log (from its first line matching FROM, when given)
-# have a line matching PATTERN: K PATTERN [FROM].  A pipe, not a process
-# substitution: bash closes those early when the command runs inside
-# nested functions, as check does.
-session_has ()
-{
-  session "$1" | sed -n "/${3:-.}/,\$p" | grep -q -E "$2"
-}
 
 check "GIMP ran without a plug-in crash" no_crash "$log"
 check "gimp-console exited 0" exited_with "$log" 0

@@ -4,6 +4,13 @@
 # each image; with a missing and a broken file in the list, each is told
 # on one line, the other files are still done, and GIMP exits 70.  (The
 # batch script's refusals are tests/gimp3-batch.sh's.)
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-.}/tests/gimp3-lib.sh"
 
 require_tools
@@ -41,13 +48,6 @@ done
 check "the list and the single images succeeded" \
   exited_with "$work/gimp-1.log" 0
 
-same_pixels ()
-{
-  local psnr
-  psnr=$("$command" --compare "$1" "$2") || return 1
-  echo "PSNR $psnr"
-  test "$psnr" = inf
-}
 for name in a b c; do
   check "out/$name.png: the pixels of plug-in-bm3d-denoise" \
     same_pixels "$work/single/$name.png" "$work/out/$name.png"

@@ -1,9 +1,15 @@
-; Script-Fu helpers for the GIMP 3 tests (tests/gimp3-*.sh).  The tests
-; put this file in the Script-Fu path of their own GIMP configuration:
-; each batch command runs in a fresh interpreter, which loads it.
+; Script-Fu helpers for the GIMP 3 tests (tests/gimp3-*.sh): GIMP 3's
+; calls (named arguments, choices by their nicks).  The checks both
+; GIMPs share are in tests/gimp-checks.scm.  The tests put both files in
+; the Script-Fu path of their own GIMP configuration: each batch command
+; runs in a fresh interpreter, which loads them.
 ;
 ; Copyright (C) 2026 The BM3D Denoise for GIMP authors
-; GPL version 3 or later.
+;
+; This program is free software: you can redistribute it and/or modify
+; it under the terms of the GNU General Public License as published by
+; the Free Software Foundation; either version 3 of the License, or
+; (at your option) any later version.
 
 (define (t-load file)
   (car (gimp-file-load RUN-NONINTERACTIVE file)))
@@ -31,13 +37,6 @@
         ((not (= prep (car (gimp-image-get-precision image))))
          (gimp-image-convert-precision image prep))))
 
-; SELECTION: #f, or (x y width height).
-(define (t-select image selection)
-  (if selection
-      (gimp-image-select-rectangle image CHANNEL-OP-REPLACE
-                                   (car selection) (cadr selection)
-                                   (caddr selection) (cadddr selection))))
-
 (define (t-run run-mode image drawable sigma mode backend)
   (if (eq? run-mode RUN-NONINTERACTIVE)
       (plug-in-bm3d-denoise #:run-mode run-mode #:image image
@@ -45,46 +44,6 @@
                             #:mode mode #:backend backend)
       (plug-in-bm3d-denoise #:run-mode run-mode #:image image
                             #:drawables (vector drawable))))
-
-; Denoise IN after preparing and selecting; dump the drawable before and
-; after.  Any failure aborts the batch command.
-(define (t-denoise in prep selection run-mode sigma mode backend before after)
-  (let ((image (t-load in)))
-    (t-prepare image prep)
-    (t-select image selection)
-    (if before (t-dump image before))
-    (t-run run-mode image (t-drawable image) sigma mode backend)
-    (t-dump image after)
-    (gimp-image-delete image)))
-
-; The same, then convert the result to PRECISION and dump it again (the
-; PSNR of linear-light images is measured in the perceptual encoding).
-(define (t-denoise-convert in prep sigma mode backend before after
-                           precision converted)
-  (let ((image (t-load in)))
-    (t-prepare image prep)
-    (t-dump image before)
-    (t-run RUN-NONINTERACTIVE image (t-drawable image) sigma mode backend)
-    (t-dump image after)
-    (gimp-image-convert-precision image precision)
-    (t-dump image converted)
-    (gimp-image-delete image)))
-
-; A call that may be refused: the error is caught so that the image can
-; be dumped again and deleted; prints "t-outcome: refused" or
-; "t-outcome: accepted" for the test to read.
-(define (t-try in prep run-mode sigma mode backend before after)
-  (let ((image (t-load in))
-        (refused #f))
-    (t-prepare image prep)
-    (t-dump image before)
-    (set! refused
-          (catch #t
-                 (t-run run-mode image (t-drawable image) sigma mode backend)
-                 #f))
-    (t-dump image after)
-    (gimp-image-delete image)
-    (gimp-message (if refused "t-outcome: refused" "t-outcome: accepted"))))
 
 ; Two layers selected at once: refused.
 (define (t-try-two in)

@@ -6,6 +6,13 @@
 # compression, PNG at zlib level 3 (the zlib header says so).  The
 # argument png-compression chooses another level, and so does the
 # gimprc setting bm3d-png-compression when the argument is left out.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 . "${top_srcdir:-.}/tests/gimp3-lib.sh"
 . "$top_srcdir/tests/gimp-save-lib.sh"
 

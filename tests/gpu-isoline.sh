@@ -6,6 +6,13 @@
 # outputs.  Without a usable device the whole script is skipped
 # visibly.  Runs from `make check` or by hand:
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   top_builddir=BUILD top_srcdir=SRC sh tests/gpu-isoline.sh
 #
 # BM3D_GPU_TEST_KEEP=DIR keeps the images and logs in DIR;

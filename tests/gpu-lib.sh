@@ -1,6 +1,13 @@
 # The common part of the GPU test scripts (tests/gpu-*.sh), sourced by
 # them after they set top_srcdir: paths, the skip without a CUDA device,
 # a scratch folder, compute-sanitizer, and the TAP helpers.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 top_builddir=${top_builddir:-.}
 denoise=$top_builddir/cli/bm3d-denoise
 bench=$top_builddir/bench/bm3d-bench

@@ -3,6 +3,13 @@
 # GPU (TAP).  Without a usable device the whole script is skipped
 # visibly.  Runs from `make check` or by hand:
 #
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
 #   top_builddir=BUILD top_srcdir=SRC sh tests/gpu-tests.sh
 #
 # BM3D_GPU_TEST_KEEP=DIR keeps the images and logs in DIR;
@@ -56,7 +63,7 @@ sanitizer_test () {
   tail -n 5 "$tmp/sanitizer-$tag.log" | show /dev/stdin
 }
 
-echo "1..40"
+echo "1..41"
 printf '%s\n' "$version" | sed 's/^/# /'
 
 # ---- GPU and CPU agree on photographs (6 tests) ------------------------
@@ -303,6 +310,37 @@ else
     fi
   done
   if [ "$real_ok" = 1 ]; then ok "$name"; else not_ok "$name"; fi
+fi
+
+# Noise that follows brightness: the dark clipped photo of
+# tests/cli-camera.sh, whose profile has a level function (version 2),
+# so both backends filter the variance-stabilised image (the transform
+# runs on the host before dispatch) and map it back: the same profile
+# file on both, GPU PSNR within 0.05 dB of the CPU's.
+name="dark clipped photo, camera noise with a level function: GPU PSNR within 0.05 dB of the CPU's"
+base=$tmp/dark
+dark=$top_srcdir/tests/data/dark-coffee-noisy.png
+if "$denoise" --backend cpu --noise camera --save-noise-profile "$base-cpu.txt" \
+     "$dark" "$base-cpu.pfm" \
+   && "$denoise" --backend cuda --noise camera --verbose \
+        --save-noise-profile "$base-gpu.txt" "$dark" "$base-gpu.pfm" \
+        2>"$base-gpu.log" \
+   && "$denoise" --convert "$top_srcdir/tests/data/dark-coffee-clean.png" \
+        "$base-clean.pfm"; then
+  p_cpu=$(psnr_of "$base-cpu.pfm" "$base-clean.pfm")
+  p_gpu=$(psnr_of "$base-gpu.pfm" "$base-clean.pfm")
+  d=$(abs_diff "$p_cpu" "$p_gpu")
+  echo "# dark photo: CPU $p_cpu dB, GPU $p_gpu dB, difference $d dB"
+  if le "$d" 0.05 && grep -q "backend cuda" "$base-gpu.log" \
+     && grep -q '^bm3d-noise-profile 2$' "$base-cpu.txt" \
+     && cmp "$base-cpu.txt" "$base-gpu.txt"; then
+    ok "$name"
+  else
+    not_ok "$name"
+    show "$base-gpu.log"
+  fi
+else
+  not_ok "$name"
 fi
 
 # The profile estimated with the block statistics on the GPU is the

@@ -1,4 +1,11 @@
 # The CUDA backend against the CPU backend (skipped without a device).
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 TESTS += tests/gpu-tests.sh tests/gpu-nlm.sh tests/gpu-isoline.sh
 EXTRA_DIST += tests/gpu-lib.sh \
 	tests/gpu-tests.sh \

@@ -486,8 +486,10 @@ preview_text (const Job *job,
   if (job->params.noise != BM3D_NOISE_PROFILE)
     return base;
 
-  if (job->params.mode == BM3D_MODE_BM3D
-      || job->params.mode == BM3D_MODE_BM3D_FAST)
+  if (job->report.noise_unmeasured)
+    noise = g_strdup (job->report.notice);
+  else if (job->params.mode == BM3D_MODE_BM3D
+           || job->params.mode == BM3D_MODE_BM3D_FAST)
     noise = g_strdup (_("the camera noise profile"));
   else
     noise = g_strdup_printf (_("white noise of sigma %.1f from the camera "
@@ -594,7 +596,11 @@ profile_done (Dialog *d,
               "ms=%.1f", (double) luma, (double) chroma,
               (double) d->profile.sigma_white,
               (job->done_us - job->started_us) / 1000.0);
-  set_line (&d->estimate_line, profile_text (&d->profile));
+  /* Nothing measured: the status line says so and what the filter does
+   * instead, not a level that looks measured.  */
+  set_line (&d->estimate_line, job->report.noise_unmeasured
+                               ? g_strdup (job->report.notice)
+                               : profile_text (&d->profile));
   status_update (d);
 
   /* The preview waited for it, or showed the old profile.  */

@@ -1,5 +1,12 @@
 /* The CPU backend's inside, shown to the unit tests: the reference grid
- * and block matching on a whole plane.  Not installed.  */
+ * and block matching on a whole plane.  Not installed.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.  */
 #ifndef BM3D_CPU_H
 #define BM3D_CPU_H
 

@@ -2,6 +2,13 @@
  * arguments of the kernels, the device helpers two files use, and the
  * functions through which the host side uses each file's kernels.
  *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.
+ *
  *   bm3d_cuda_match.cu       patch_norms, block_match
  *   bm3d_cuda_match_rows.cu  block_match_rows
  *   bm3d_cuda_filter.cu      collaborative_filter_hard / _wiener

@@ -1,4 +1,11 @@
-/* Tables shared by the CPU and CUDA backends (see bm3d_tables.h).  */
+/* Tables shared by the CPU and CUDA backends (see bm3d_tables.h).
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.  */
 #include "bm3d_tables.h"
 
 #include <math.h>

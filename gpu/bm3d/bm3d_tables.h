@@ -1,7 +1,14 @@
 /* Tables shared by the CPU and CUDA backends: parameter profiles by
  * sigma, the 2D and 1D transforms, the aggregation window and the colour
  * transform.  Both backends build their constants from these functions,
- * so the two paths cannot drift apart.  Plain C, no GIMP, no CUDA.  */
+ * so the two paths cannot drift apart.  Plain C, no GIMP, no CUDA.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.  */
 #ifndef BM3D_TABLES_H
 #define BM3D_TABLES_H
 

@@ -1,6 +1,13 @@
 /* One way to check every CUDA call in the CUDA backend: a failure
  * becomes a BM3D_ERR_* status with a one-line message in the job's
- * report, never an abort.  */
+ * report, never an abort.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.  */
 #ifndef BM3D_CUDA_CHECK_CUH
 #define BM3D_CUDA_CHECK_CUH
 

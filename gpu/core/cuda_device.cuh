@@ -2,7 +2,14 @@
  * events, a reusable workspace), the lock a call holds on it, the memory
  * budget, and the colour transform between interleaved pixels and
  * planes.  The algorithms' .cu files hold only their own kernels and
- * orchestration.  */
+ * orchestration.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.  */
 #ifndef BM3D_CUDA_DEVICE_CUH
 #define BM3D_CUDA_DEVICE_CUH
 

@@ -1,6 +1,13 @@
 /* The CUDA backend's device queries in a build without CUDA: the engine
  * then always runs on the CPU, and asking for CUDA says why not.  The
- * algorithm table (algorithms.c) has no CUDA functions in such a build.  */
+ * algorithm table (algorithms.c) has no CUDA functions in such a build.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.  */
 #include "config.h"
 
 #include "engine.h"

@@ -2,7 +2,14 @@
  * (algorithms.c), each a pair of backends with the same steps, the
  * tiler they share (tiler.c) and the checks of a call (check.c).  The
  * noise model's exports are noise/noise.h.  Not installed; the plug-in
- * and the command use bm3d.h alone.  */
+ * and the command use bm3d.h alone.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.  */
 #ifndef BM3D_ENGINE_H
 #define BM3D_ENGINE_H
 

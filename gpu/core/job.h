@@ -3,7 +3,14 @@
  * tile plan.  The dispatcher (engine.c) fills a job; backends and the
  * noise model only read it and call these helpers, so the arrows run
  * one way: dispatcher -> backends and noise model -> job and tables.
- * Not installed.  */
+ * Not installed.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.  */
 #ifndef BM3D_JOB_H
 #define BM3D_JOB_H
 

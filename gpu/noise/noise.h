@@ -63,6 +63,19 @@ bm3d_status bm3d_cuda_block_autocov (const float *residual, int blocks,
                                      int channels, double *autocov,
                                      bm3d_job *job);
 
+/* ---- noise level functions: noise_vst.c -------------------------------- */
+
+void bm3d_truncated_normal (double p, double *ratio, double *shift);
+/* Solve the 3x3 system m x = r (Cramer's rule); 0 when singular.  */
+int  bm3d_solve3           (double m[3][3], const double *r, double *x);
+int  bm3d_nlf_estimate     (const bm3d_image *in, int threads,
+                            float nlf[BM3D_NOISE_PLANES][BM3D_NLF_BINS]);
+int  bm3d_nlf_present      (const bm3d_noise_profile *profile);
+bm3d_image *bm3d_stabilised (const bm3d_image *in,
+                             const bm3d_noise_profile *profile,
+                             bm3d_job *job);
+void bm3d_stabilised_free  (bm3d_image *img, bm3d_job *job);
+
 /* ---- clipped noise: clipped_noise.c ---------------------------------- */
 /* Maps the colour channels of `img` (a denoised result of values that
  * had been clipped to 0..255 with noise sigma) through the inverse of

@@ -22,6 +22,18 @@
  *   plane 2
  *   ...
  *
+ * Version 2 adds the noise level function (bm3d.h) after the planes:
+ *
+ *   nlf 0
+ *   <16 numbers above 0: the relative noise deviation of channel 0 (R,
+ *    or gray) in 16 even bins of brightness 0..255>
+ *   nlf 1
+ *   ...
+ *
+ * one per colour channel; the autocovariances are then those of the
+ * variance-stabilised image.  The writer writes version 1 for a profile
+ * without a level function, so files stay readable by older builds.
+ *
  * Planes are those of the engine's colour transform (luminance
  * (R + G + B) / 3, chrominances (R - B) / 2 and (R - 2G + B) / 4); a
  * gray image's profile has "channels 1" and plane 0 alone.  Numbers are
@@ -332,7 +344,8 @@ bm3d_noise_profile_format (const bm3d_noise_profile *p, char *text,
                "noise of each plane\n# the engine filters in, rows dy = -7 "
                "to 7, columns dx = -7 to 7, on the\n# 0..255 scale "
                "squared.\n");
-  sink_printf (&s, "bm3d-noise-profile 1\nchannels %d\n", p->channels);
+  sink_printf (&s, "bm3d-noise-profile %d\nchannels %d\n",
+               bm3d_nlf_present (p) ? 2 : 1, p->channels);
   sink_printf (&s, "# noise levels as white RGB sigma: luma %.3f, chroma "
                "%.3f; white-model sigma %.3f\n", (double) luma,
                (double) chroma, (double) p->sigma_white);
@@ -346,6 +359,13 @@ bm3d_noise_profile_format (const bm3d_noise_profile *p, char *text,
         for (int dx = 0; dx < SIDE; dx++)
           sink_printf (&s, "%.9g%c", (double) p->autocov[c][dy][dx],
                        dx == SIDE - 1 ? '\n' : ' ');
+    }
+  for (int c = 0; bm3d_nlf_present (p) && c < p->channels; c++)
+    {
+      sink_printf (&s, "nlf %d\n", c);
+      for (int i = 0; i < BM3D_NLF_BINS; i++)
+        sink_printf (&s, "%.9g%c", (double) p->nlf[c][i],
+                     i == BM3D_NLF_BINS - 1 ? '\n' : ' ');
     }
   return s.used;
 }
@@ -410,6 +430,64 @@ keyword_int (const char *s, const char *key, int *value)
   return 1;
 }
 
+/* `count` numbers separated by blanks, the whole of `s`: returns 1 and
+ * fills `out`, else 0 (*more set when there were too many).  */
+static int
+parse_numbers (const char *s, float *out, int count, int *more)
+{
+  char *end;
+
+  *more = 0;
+  for (int i = 0; i < count; i++)
+    {
+      errno = 0;
+      out[i] = strtof (s, &end);
+      if (end == s || errno == ERANGE || (*end && *end != ' ' && *end != '\t'))
+        return 0;
+      s = end;
+    }
+  while (*s == ' ' || *s == '\t')
+    s++;
+  *more = *s != '\0';
+  return !*more;
+}
+
+/* Version 2's level functions, one per channel, into p->nlf.  */
+static bm3d_status
+parse_nlf (line_reader *lr, bm3d_noise_profile *p, char *error,
+           size_t error_len)
+{
+  for (int c = 0; c < p->channels; c++)
+    {
+      const char *s = next_line (lr);
+      int channel, more;
+
+      if (!s || !keyword_int (s, "nlf", &channel) || channel != c)
+        {
+          set_error (error, error_len, "line %d: expected \"nlf %d\"",
+                     lr->line, c);
+          return BM3D_ERR_INVALID_ARGUMENT;
+        }
+      s = next_line (lr);
+      if (!s || !parse_numbers (s, p->nlf[c], BM3D_NLF_BINS, &more))
+        {
+          set_error (error, error_len, "line %d: expected %d numbers (the "
+                     "level function of channel %d)", lr->line,
+                     BM3D_NLF_BINS, c);
+          return BM3D_ERR_INVALID_ARGUMENT;
+        }
+      for (int i = 0; i < BM3D_NLF_BINS; i++)
+        if (!(p->nlf[c][i] > 0.0f && p->nlf[c][i] < 1e6f))
+          {
+            set_error (error, error_len, "line %d: a noise level function "
+                       "holds positive numbers (got %g)", lr->line,
+                       (double) p->nlf[c][i]);
+            return BM3D_ERR_INVALID_ARGUMENT;
+          }
+    }
+  return BM3D_OK;
+}
+
 bm3d_status
 bm3d_noise_profile_parse (bm3d_noise_profile *profile, const char *text,
                           char *error, size_t error_len)
@@ -436,10 +514,10 @@ bm3d_noise_profile_parse (bm3d_noise_profile *profile, const char *text,
                  "\"bm3d-noise-profile 1\")", lr.line);
       return BM3D_ERR_INVALID_ARGUMENT;
     }
-  if (version != 1)
+  if (version != 1 && version != 2)
     {
       set_error (error, error_len, "line %d: noise profile version %d is not "
-                 "supported (this program reads version 1)", lr.line,
+                 "supported (this program reads versions 1 and 2)", lr.line,
                  version);
       return BM3D_ERR_INVALID_ARGUMENT;
     }
@@ -466,7 +544,7 @@ bm3d_noise_profile_parse (bm3d_noise_profile *profile, const char *text,
         }
       for (int dy = 0; dy < SIDE; dy++)
         {
-          char *end;
+          int more;
 
           s = next_line (&lr);
           if (!s)
@@ -475,29 +553,19 @@ bm3d_noise_profile_parse (bm3d_noise_profile *profile, const char *text,
                          "of its %d rows", lr.line, c, dy, SIDE);
               return BM3D_ERR_INVALID_ARGUMENT;
             }
-          for (int dx = 0; dx < SIDE; dx++)
+          if (!parse_numbers (s, p.autocov[c][dy], SIDE, &more))
             {
-              errno = 0;
-              p.autocov[c][dy][dx] = strtof (s, &end);
-              if (end == s || errno == ERANGE
-                  || (*end && *end != ' ' && *end != '\t'))
-                {
-                  set_error (error, error_len, "line %d: expected %d numbers "
-                             "(row %d of plane %d)", lr.line, SIDE, dy, c);
-                  return BM3D_ERR_INVALID_ARGUMENT;
-                }
-              s = end;
-            }
-          while (*s == ' ' || *s == '\t')
-            s++;
-          if (*s)
-            {
-              set_error (error, error_len, "line %d: more than %d numbers "
-                         "(row %d of plane %d)", lr.line, SIDE, dy, c);
+              set_error (error, error_len, more
+                         ? "line %d: more than %d numbers (row %d of plane %d)"
+                         : "line %d: expected %d numbers (row %d of plane %d)",
+                         lr.line, SIDE, dy, c);
               return BM3D_ERR_INVALID_ARGUMENT;
             }
         }
     }
+  if (version == 2
+      && (status = parse_nlf (&lr, &p, error, error_len)) != BM3D_OK)
+    return status;
   if ((s = next_line (&lr)))
     {
       set_error (error, error_len, "line %d: unexpected text after the last "

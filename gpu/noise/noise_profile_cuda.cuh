@@ -1,7 +1,14 @@
 /* The noise profile estimate's block statistics on CUDA, below the
  * engine call (bm3d_cuda_block_autocov in engine.h): the kernel's launch
  * on device buffers, for bench/autocov-bench.cu, which times it against
- * other ways of computing the same tables.  */
+ * other ways of computing the same tables.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.  */
 #ifndef BM3D_NOISE_PROFILE_CUDA_CUH
 #define BM3D_NOISE_PROFILE_CUDA_CUH
 

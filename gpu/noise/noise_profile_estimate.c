@@ -14,8 +14,13 @@
  *
  *  - plan_blocks: blocks of 32x32 pixels on a regular grid, at most
  *    PE_BLOCKS_MAX of them spread over the image, so the cost is
- *    bounded whatever the size.  A block holding a value at 0 or 255
- *    (clipped: its noise is squeezed) is left out.
+ *    bounded whatever the size.  Pixels with a value at 0 or 255 are
+ *    clipped (their noise is squeezed): they are left out of the fit
+ *    and their residual is 0; a block with more than PE_CLIP_SHARE of
+ *    them is left out.  What remains of noise clipped at an end is a
+ *    truncated normal, whose variance is the noise's times a known
+ *    ratio of the share clipped (bm3d_truncated_normal): the residual
+ *    is scaled back by it and by the share of pixels left.
  *  - block_residual: each plane of a block minus its least-squares
  *    plane a + b x + c y, so smooth shading and gradients do not count
  *    as noise; its variance is the block's texture measure.
@@ -69,6 +74,7 @@
 #define PE_FLOOR        1e-4f     /* variance of a constant image's model */
 #define PE_CLIP_LOW     0.0f
 #define PE_CLIP_HIGH    255.0f
+#define PE_CLIP_SHARE   0.25      /* most of a block clipped and kept     */
 /* Lags dy = 0..L, dx = -L..L: half the table (the rest is symmetric).  */
 #define PE_LAGS         ((L + 1) * SIDE)
 
@@ -155,13 +161,51 @@ remove_plane (float *v)
   return e / PE_BLOCK_AREA;
 }
 
-/* Read block b into its planes (the engine's colour transform), and
- * its residual variances; -1 for a block with a clipped value.  */
-static void
-block_residual (const bm3d_image *in, pe_state *st, int b)
+/* Subtract from v its least-squares plane fitted on the pixels where
+ * `clip` is 0; those where it is 1 get 0.  Returns the mean square of
+ * the `n` fitted pixels' residual.  */
+static double
+remove_plane_masked (float *v, const unsigned char *clip, int n)
+{
+  double m[3][3] = { { 0 } }, rhs[3] = { 0 }, coef[3] = { 0 }, e = 0.0;
+
+  for (int y = 0; y < PE_BLOCK; y++)
+    for (int x = 0; x < PE_BLOCK; x++)
+      if (!clip[y * PE_BLOCK + x])
+        {
+          double b[3] = { 1.0, x, y }, t = v[y * PE_BLOCK + x];
+
+          for (int i = 0; i < 3; i++)
+            {
+              rhs[i] += b[i] * t;
+              for (int j = 0; j < 3; j++)
+                m[i][j] += b[i] * b[j];
+            }
+        }
+  /* At least 3 PE_BLOCK_AREA / 4 pixels: never singular.  */
+  bm3d_solve3 (m, rhs, coef);
+  for (int y = 0; y < PE_BLOCK; y++)
+    for (int x = 0; x < PE_BLOCK; x++)
+      {
+        float *t = &v[y * PE_BLOCK + x];
+
+        if (clip[y * PE_BLOCK + x])
+          *t = 0.0f;
+        else
+          {
+            *t = (float) (*t - coef[0] - coef[1] * x - coef[2] * y);
+            e += (double) *t * *t;
+          }
+      }
+  return e / n;
+}
+
+/* Read block b into its planes (the engine's colour transform).  */
+static int
+read_block (const bm3d_image *in, const pe_state *st, int b, float *res,
+            unsigned char *clip)
 {
   int colour = st->channels == 3, clipped = 0;
-  float *res = st->residual + (size_t) b * st->channels * PE_BLOCK_AREA;
 
   for (int y = 0; y < PE_BLOCK; y++)
     {
@@ -174,8 +218,10 @@ block_residual (const bm3d_image *in, pe_state *st, int b)
 
           /* Float noise never lands on the ends exactly; clipped
            * noise piles up there.  */
+          clip[o] = 0;
           for (int c = 0; c < st->channels; c++)
-            clipped |= row[c] == PE_CLIP_LOW || row[c] == PE_CLIP_HIGH;
+            clip[o] |= row[c] == PE_CLIP_LOW || row[c] == PE_CLIP_HIGH;
+          clipped += clip[o];
           if (!colour)
             res[o] = row[0];
           else
@@ -186,11 +232,40 @@ block_residual (const bm3d_image *in, pe_state *st, int b)
                   + bm3d_colour_fwd[c][2] * row[2];
         }
     }
+  return clipped;
+}
+
+/* Block b's residual planes and their variances; -1 for a block mostly
+ * clipped.  */
+static void
+block_residual (const bm3d_image *in, pe_state *st, int b)
+{
+  float *res = st->residual + (size_t) b * st->channels * PE_BLOCK_AREA;
+  unsigned char clip[PE_BLOCK_AREA];
+  int clipped = read_block (in, st, b, res, clip);
+  int n = PE_BLOCK_AREA - clipped;
+  double ratio, shift, scale;
+
+  if (clipped > PE_CLIP_SHARE * PE_BLOCK_AREA)
+    {
+      for (int c = 0; c < st->channels; c++)
+        st->variance[(size_t) c * st->blocks + b] = -1.0;
+      return;
+    }
+  bm3d_truncated_normal ((double) clipped / PE_BLOCK_AREA, &ratio, &shift);
+  /* Lags' means over all pairs see n / N of them: scaled back, with the
+   * truncation's loss.  */
+  scale = clipped ? sqrt ((double) PE_BLOCK_AREA / n / ratio) : 1.0;
   for (int c = 0; c < st->channels; c++)
     {
-      double v = remove_plane (res + c * PE_BLOCK_AREA);
+      float *v = res + c * PE_BLOCK_AREA;
+      double var = clipped ? remove_plane_masked (v, clip, n) / ratio
+                           : remove_plane (v);
 
-      st->variance[(size_t) c * st->blocks + b] = clipped ? -1.0 : v;
+      if (clipped)
+        for (int i = 0; i < PE_BLOCK_AREA; i++)
+          v[i] = (float) (v[i] * scale);
+      st->variance[(size_t) c * st->blocks + b] = var;
     }
 }
 
@@ -488,6 +563,8 @@ bm3d_estimate_profile_cpu (const bm3d_image *in, bm3d_job *job,
 
       if (select_blocks (&st, c, r, sorted) == 0 || !(r[L][L] > PE_FLOOR))
         {
+          if (c == 0)
+            job->report->noise_unmeasured = 1;
           /* Nothing unclipped, or no noise: a tiny white noise.  */
           memset (r, 0, sizeof r);
           r[L][L] = PE_FLOOR;

@@ -16,8 +16,10 @@
 #include "config.h"
 
 #include "noise/noise.h"
+#include "noise/noise_vst.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* White noise has a fifth of its power below 0.25 cycles/pixel, a
@@ -31,28 +33,20 @@
  * noise.h: job_noise () caps the fast modes' sigma with it too.  */
 /* A photograph's processed noise (bm3d_photo_gain ()).  The estimate
  * measures the flattest blocks, which a camera's noise reduction and
- * JPEG cleaned most: on the shared real photographs the truth's noise
- * is 1.9 (luma) to 2.9 (chroma) times theirs over the whole frame,
- * rising with the local texture (docs/camera-noise.md), and the
- * flattest blocks' level explains a tenth of how the best white sigma
- * varies from photo to photo.  So the level BM3D is given is the
- * measured one shrunk towards the typical level of processed camera
- * noise, weighted by what the measurement tells: PHOTO_LEVEL ^ (1 -
- * PHOTO_WEIGHT) times measured ^ PHOTO_WEIGHT, as a white RGB sigma
- * (the profile's sigma_white).  The weight is the slope of the best
- * sigma's logarithm on the measured one's (0.19 on the 50 shared
- * photographs, rounded up to favour the measurement); the level their
- * geometric mean best sigma (17).  */
-#define PHOTO_LEVEL     17.0f
-#define PHOTO_WEIGHT    0.3f
+ * JPEG cleaned most: over the whole frame the noise is larger, rising
+ * with the local texture (docs/camera-noise.md).  The level BM3D is
+ * given is the measured one times PHOTO_GAIN, a ratio fitted on a
+ * quarter of the shared PolyU photographs and checked on the rest and
+ * on the synthetic phone set (docs/camera-noise.md): it scales with
+ * the measurement, pulling no photograph towards a typical level.  */
+#define PHOTO_GAIN      2.0f
 
 /* The white RGB sigma BM3D is given for processed noise whose profile
  * measures `measured` (its sigma_white).  */
 static float
 processed_sigma (float measured)
 {
-  float s = powf (PHOTO_LEVEL, 1.0f - PHOTO_WEIGHT)
-            * powf (measured > 0.01f ? measured : 0.01f, PHOTO_WEIGHT);
+  float s = PHOTO_GAIN * measured;
 
   return s < PHOTO_SIGMA_MAX ? s : PHOTO_SIGMA_MAX;
 }
@@ -136,13 +130,40 @@ bm3d_photo_sigma (const bm3d_image *in, bm3d_job *job, float *sigma)
   return status;
 }
 
-/* The profile of `in`, as bm3d_estimate_noise_profile () gives it;
- * `share` is the part of the call's progress it takes.  */
+/* No block could be measured (all clipped, or flat): white noise of
+ * the finest scale's reading instead, said in the report's notice.  */
+static bm3d_status
+unmeasured_profile (const bm3d_image *in, bm3d_job *job,
+                    bm3d_noise_profile *profile)
+{
+  float fine;
+  bm3d_status status = fine_sigma (in, job, &fine);
+
+  if (status != BM3D_OK)
+    return status;
+  if (!(fine > 0.05f))
+    fine = 0.05f;
+  bm3d_noise_profile_init_white (profile, job->channels, fine);
+  job->report->noise_unmeasured = 1;
+  job->report->sigma_fine = fine;
+  snprintf (job->report->notice, sizeof job->report->notice,
+            "no camera noise could be measured (the photograph is clipped "
+            "or flat where it could be): filtered as white noise of sigma "
+            "%.2f, the finest scale's reading", (double) fine);
+  return BM3D_OK;
+}
+
+/* The profile of `in`, as bm3d_estimate_noise_profile () gives it: its
+ * level function, then the profile of the stabilised image; `share` is
+ * the part of the call's progress it takes.  */
 bm3d_status
 bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
                   bm3d_noise_profile *profile, double share)
 {
   int colour = in->channels - (in->has_alpha ? 1 : 0);
+  float nlf[BM3D_NOISE_PLANES][BM3D_NLF_BINS];
+  bm3d_noise_profile shape;
+  bm3d_image *stab = NULL;
   bm3d_status status;
 
   if (in->width < 32 || in->height < 32)
@@ -157,7 +178,21 @@ bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
   job->channels = colour;
   job->tile_base = 0.0;
   job->tile_share = share;
-  status = bm3d_estimate_profile_cpu (in, job, profile);
+  job->report->noise_unmeasured = 0;
+  memset (&shape, 0, sizeof shape);
+  shape.channels = colour;
+  if (bm3d_nlf_estimate (in, job->threads, nlf) > 0)
+    {
+      memcpy (shape.nlf, nlf, sizeof nlf);
+      if (!(stab = bm3d_stabilised (in, &shape, job)))
+        return BM3D_ERR_OUT_OF_MEMORY;
+    }
+  status = bm3d_estimate_profile_cpu (stab ? stab : in, job, profile);
+  bm3d_stabilised_free (stab, job);
+  if (status == BM3D_OK && job->report->noise_unmeasured)
+    status = unmeasured_profile (in, job, profile);
+  else if (status == BM3D_OK && stab)
+    memcpy (profile->nlf, nlf, sizeof nlf);
   job->tile_base = share;
   job->tile_share = 1.0 - share;
   return status;

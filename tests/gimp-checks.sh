@@ -1,0 +1,533 @@
+# The checks the GIMP 2.10 and the GIMP 3 tests share; sourced, not run,
+# by tests/gimp-lib.sh (GIMP 2.10) and tests/gimp3-lib.sh (GIMP 3),
+# which say how each GIMP is installed into, run and called.
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+#
+# Each test installs the freshly built plug-in into a folder of its own
+# (never the build folder: GIMP would try to run everything in it), runs
+# real GIMP headless with an isolated configuration, and reads GIMP's
+# output: success is "batch command executed successfully" for every
+# command, no "Plug-in crashed", and pixels that pass the checks.
+#
+# What each GIMP's library sets before a test runs:
+#   gimp_console      the gimp-console program
+#   gimp_work_name    the name the work folder starts with
+#   gimp_scripts      the Script-Fu files installed, relative to top_srcdir
+#   install_extras    (a function, given the plug-in's folder) what else
+#                     the plug-in needs beside it
+#   run_gimp          (a function) one gimp-console, LOG EXPRESSION...
+#   u8 u16 f32 f32_linear   the precisions, by that GIMP's names
+#   bm3d_auto         mode BM3D on the automatic backend, as that GIMP's
+#                     procedure arguments spell them
+#
+# Needs top_builddir and top_srcdir (exported by `make check`).
+
+set -u
+
+: "${top_builddir:?run through make check, or set top_builddir}"
+: "${top_srcdir:?run through make check, or set top_srcdir}"
+
+plugin=$top_builddir/plugin/bm3d-denoise-gimp
+command=$top_builddir/cli/bm3d-denoise
+pixels=$top_builddir/tests/gimp-pixels
+
+# Messages in English, whatever the machine's language.
+LC_ALL=C.UTF-8
+LANGUAGE=
+export LC_ALL LANGUAGE
+
+tap_count=0
+tap_failed=0
+
+skip_all ()
+{
+  echo "1..0 # SKIP $*"
+  exit 0
+}
+
+ok ()
+{
+  tap_count=$((tap_count + 1))
+  echo "ok $tap_count - $*"
+}
+
+not_ok ()
+{
+  tap_count=$((tap_count + 1))
+  tap_failed=$((tap_failed + 1))
+  echo "not ok $tap_count - $*"
+}
+
+# check DESCRIPTION COMMAND...: one TAP line; the command's output becomes
+# diagnostics when it fails.
+check ()
+{
+  local description=$1
+  shift
+  if "$@" > "$work/check.out" 2>&1; then
+    ok "$description"
+  else
+    not_ok "$description"
+    sed 's/^/#   /' "$work/check.out"
+  fi
+}
+
+finish ()
+{
+  echo "1..$tap_count"
+  exit 0
+}
+
+
+require_tools ()
+{
+  command -v "$gimp_console" > /dev/null 2>&1 \
+    || skip_all "$gimp_console not found"
+  command -v timeout > /dev/null 2>&1 || skip_all "timeout not found"
+  test -x "$plugin" || skip_all "plug-in not built ($plugin)"
+  test -x "$command" || skip_all "bm3d-denoise not built ($command)"
+  test -x "$pixels" || skip_all "tests/gimp-pixels not built (needs libpng)"
+}
+
+
+# A work folder with the test installation: plug-ins/NAME/NAME, the
+# Script-Fu files ($gimp_scripts), and a gimprc pointing at them.
+setup_gimp ()
+{
+  local plugdir script
+  work=$(mktemp -d "${TMPDIR:-/tmp}/$gimp_work_name.XXXXXX") || exit 1
+  if test -z "${KEEP_TEST_FILES:-}"; then
+    trap 'rm -rf "$work"' EXIT
+  else
+    echo "# test files kept in $work"
+  fi
+
+  plugdir=$work/install/plug-ins/bm3d-denoise-gimp
+  mkdir -p "$plugdir" "$work/install/scripts"
+  cp "$plugin" "$plugdir/bm3d-denoise-gimp"
+  chmod 755 "$plugdir/bm3d-denoise-gimp"
+  install_extras "$plugdir"
+  for script in $gimp_scripts; do
+    cp "$top_srcdir/$script" "$work/install/scripts/"
+  done
+
+  cat > "$work/gimprc" <<EOF2
+(plug-in-path "\${gimp_dir}/plug-ins:\${gimp_plug_in_dir}/plug-ins:$work/install/plug-ins")
+(script-fu-path "\${gimp_dir}/scripts:\${gimp_data_dir}/scripts:$work/install/scripts")
+EOF2
+  gimp_runs=0
+}
+
+# set_batch_args EXPRESSION...: batch_args=(-b EXPRESSION ...), one
+# batch command an expression, for run_gimp.
+set_batch_args ()
+{
+  local arg
+  batch_args=()
+  for arg in "$@"; do
+    batch_args+=(-b "$arg")
+  done
+}
+
+# batch_result LOG K: "ok" or "error" for the K-th batch command.
+batch_result ()
+{
+  grep -E '^batch command (executed successfully|experienced an execution error)' "$1" \
+    | sed -n "${2}p" \
+    | sed -e 's/.*executed successfully.*/ok/' -e 's/.*execution error.*/error/'
+}
+
+# is_ok LOG K: the K-th batch command succeeded.
+is_ok ()
+{
+  local result
+  result=$(batch_result "$1" "$2")
+  test "$result" = ok || { echo "batch command $2: ${result:-no result}"; return 1; }
+}
+
+# no_crash LOG: the plug-in never crashed and GIMP did not time out.
+no_crash ()
+{
+  if grep -n -E 'Plug-in crashed|core dumped|Terminated' "$1"; then
+    return 1
+  fi
+  return 0
+}
+
+files_differ ()
+{
+  if cmp -s "$1" "$2"; then
+    echo "$1 and $2 are identical"
+    return 1
+  fi
+}
+
+# at_least A B: A >= B (decimal numbers), printing both.
+at_least ()
+{
+  echo "$1 >= $2 ?"
+  awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'
+}
+
+# The inputs: a colour and a gray crop of the sample image, noise of
+# sigma 25 added by the command, alpha added on top for the *a layouts,
+# and the command's own result and PSNR on each noisy input.
+make_inputs ()
+{
+  local layout
+  "$pixels" crop "$top_srcdir/data/sample.png" "$work/clean-rgb.png" \
+    150 40 128 128 || exit 1
+  "$pixels" crop "$top_srcdir/data/sample.png" "$work/clean-gray.png" \
+    150 40 128 128 gray || exit 1
+  for layout in rgb gray; do
+    "$command" --add-noise 25 --seed 7 "$work/clean-$layout.png" \
+      "$work/noisy-$layout.png" || exit 1
+    "$pixels" add-alpha "$work/noisy-$layout.png" "$work/noisy-${layout}a.png" \
+      || exit 1
+    cp "$work/clean-$layout.png" "$work/clean-${layout}a.png"
+  done
+}
+
+# The files procedures' inputs, from make_inputs: $work/in holds a.png
+# (RGB), b.png (gray), c.png (RGBA) and broken.png (not an image);
+# $work/keep a copy of them, to show they were never overwritten.
+make_file_list ()
+{
+  mkdir -p "$work/in" "$work/keep"
+  cp "$work/noisy-rgb.png" "$work/in/a.png"
+  cp "$work/noisy-gray.png" "$work/in/b.png"
+  cp "$work/noisy-rgba.png" "$work/in/c.png"
+  echo "not an image" > "$work/in/broken.png"
+  cp -p "$work/in/"* "$work/keep/"
+}
+
+# A Scheme list of the strings given: (list "A" "B" ...).
+scheme_list ()
+{
+  local f out="(list"
+  for f in "$@"; do
+    out="$out \"$f\""
+  done
+  echo "$out)"
+}
+
+# command_psnr LAYOUT SIGMA MODE: the command's PSNR on the same noisy
+# input (alpha plays no part in it, so the RGB/gray result serves the
+# alpha layouts too).
+command_psnr ()
+{
+  local base=${1%a} mode_name
+  case $3 in
+    0) mode_name=bm3d ;;
+    1) mode_name=bm3d-fast ;;
+  esac
+  "$command" --sigma "$2" --mode "$mode_name" --backend auto \
+    "$work/noisy-$base.png" "$work/command-$base-$2-$3.png" > /dev/null \
+    || return 1
+  "$pixels" psnr "$work/clean-$base.png" "$work/command-$base-$2-$3.png"
+}
+
+channels_of ()
+{
+  case $1 in
+    rgb) echo 3 ;; rgba) echo 4 ;; gray) echo 1 ;; graya) echo 2 ;;
+  esac
+}
+
+
+# outcome K: what the K-th t-try (tests/gimp-checks.scm) in $log said:
+# "refused" or "accepted".
+outcome ()
+{
+  grep -o 't-outcome: [a-z]*' "$log" | sed -n "${1}p" | sed 's/t-outcome: //'
+}
+
+# same_pixels A B: the two files hold the same pixels (the command's
+# comparison: PSNR "inf" on the colour channels, alpha bit-exact).
+same_pixels ()
+{
+  local psnr
+  psnr=$("$command" --compare "$1" "$2") || return 1
+  echo "PSNR $psnr"
+  test "$psnr" = inf
+}
+
+# The dialog tests' driver (tests/gimp-dialog.sh, tests/gimp3-dialog.sh):
+# GIMP runs under a virtual display, xdotool presses the keys, and the
+# dialog's own log ($dialog_log, BM3D_DIALOG_LOG) says what it did.  They
+# set title (the window's name, a regular expression) and, in the driver,
+# gimp_pid; notes go to $work/driver.out.
+
+note ()
+{
+  echo "$*" >> "$work/driver.out"
+}
+
+# The dialog's window, once it exists; then until it is gone.  Polled,
+# not `xdotool search --sync`: xdotool exits on an X error, which a
+# search meets when a window of the previous dialog is destroyed while
+# it walks the tree, and the --sync search then returned nothing at
+# once (seen in about 1 run in 20: the driver's steps for the next
+# dialog went to this one).
+wait_window ()
+{
+  local i id
+  for i in $(seq 1 1800); do
+    id=$(xdotool search --name "$title" 2> /dev/null | head -n 1)
+    if test -n "$id"; then
+      echo "$id"
+      return 0
+    fi
+    # GIMP gone: no dialog will come.
+    if test -n "${gimp_pid:-}" && ! kill -0 "$gimp_pid" 2> /dev/null; then
+      return 0
+    fi
+    sleep 0.1
+  done
+}
+
+wait_gone ()
+{
+  local i
+  for i in $(seq 1 600); do
+    xdotool search --name "$title" > /dev/null 2>&1 || return 0
+    sleep 0.1
+  done
+  note "the dialog did not close"
+}
+
+# The log lines of the dialog opened last.
+session_log ()
+{
+  local n
+  n=$(grep -n ' open ' "$dialog_log" | tail -n 1 | cut -d: -f1)
+  tail -n +"${n:-1}" "$dialog_log"
+}
+
+# wait_more REGEX N [SECONDS]: until the current dialog has logged more
+# than N such lines (a new one, where an older line would match too).
+wait_more ()
+{
+  local i
+  for i in $(seq 1 $(( ${3:-120} * 10 ))); do
+    test "$(session_log | grep -c -E "$1")" -gt "$2" && return 0
+    sleep 0.1
+  done
+  note "timed out waiting for more than $2 lines of: $1"
+  return 1
+}
+
+# wait_log REGEX [SECONDS]: until the current dialog logs such a line.
+wait_log ()
+{
+  wait_more "$1" 0 "${2:-120}"
+}
+
+focus ()
+{
+  # No window manager: give the dialog the keyboard directly.
+  xdotool windowfocus --sync "$1" 2>> "$work/driver.out" || :
+}
+
+# Alt+N: the noise level's spin button; Tab commits what was typed.
+type_sigma ()
+{
+  xdotool key alt+n ctrl+a
+  xdotool type --delay 50 "$1"
+  xdotool key Tab
+}
+
+# screen_shot FILE: the preview area's pixels, as on the screen.
+screen_shot ()
+{
+  local geometry x y w h
+  geometry=$(session_log | grep -m 1 'geometry preview ')
+  x=$(echo "$geometry" | sed 's/.* x=\([0-9]*\).*/\1/')
+  y=$(echo "$geometry" | sed 's/.* y=\([0-9]*\).*/\1/')
+  w=$(echo "$geometry" | sed 's/.* width=\([0-9]*\).*/\1/')
+  h=$(echo "$geometry" | sed 's/.* height=\([0-9]*\).*/\1/')
+  import -window root -crop "${w}x${h}+${x}+${y}" +repage "$1" \
+    2>> "$work/driver.out" || :
+}
+
+# session K: the log lines of the K-th dialog.
+session ()
+{
+  awk -v k="$1" '/ open / { n++ } n == k' "$dialog_log"
+}
+
+# Does session K's log (from its first line matching FROM, when given)
+# have a line matching PATTERN: K PATTERN [FROM].  A pipe, not a process
+# substitution: bash closes those early when the command runs inside
+# nested functions, as check does.
+session_has ()
+{
+  session "$1" | sed -n "/${3:-.}/,\$p" | grep -q -E "$2"
+}
+
+# require_display_tools: skips the test without what drives the dialog.
+require_display_tools ()
+{
+  local tool
+  for tool in xvfb-run xdotool dbus-run-session import; do
+    command -v $tool > /dev/null 2>&1 || skip_all "$tool not found"
+  done
+}
+
+# dialog_setup "$@": where a dialog test starts.  Run again by itself
+# under xvfb-run with --inner, the script is the driver (its function
+# inner); otherwise the test's tools, its installation, and a noisy
+# 512 x 512 photograph (room for a 400 x 400 preview) in $noisy, of
+# $geometry.
+dialog_setup ()
+{
+  if test "${1:-}" = --inner; then
+    # Run under xvfb-run by the test's outer part, with its environment.
+    shift
+    inner "$@"
+    exit 0
+  fi
+
+  require_tools
+  require_display_tools
+  setup_gimp
+  "$command" --add-noise 20 --seed 7 "$top_srcdir/tests/data/astronaut.png" \
+    "$work/noisy.png" > /dev/null || exit 1
+  noisy=$work/noisy.png
+  geometry=512x512x3xu8
+}
+
+# The procedure on every layout and precision (tests/gimp-procedure.sh,
+# tests/gimp3-procedure.sh): RGB, RGBA, gray and gray+alpha at 8-bit,
+# 16-bit and float (perceptual), each whole and with a selection, then
+# float linear light and a layer mask.  procedure_exprs sets exprs, the
+# batch commands, in the order check_procedure_results reads them.
+procedure_exprs ()
+{
+  local layout precision p in
+  sigma=25
+  layouts="rgb rgba gray graya"
+  precisions="u8 u16 f32"
+  # A rectangle that touches no image edge and no multiple of 8.
+  sel_x=37 sel_y=21 sel_w=50 sel_h=61
+  exprs=()
+  for layout in $layouts; do
+    for precision in $precisions; do
+      eval "p=\$$precision"
+      in="$work/noisy-$layout.png"
+      exprs+=("(t-denoise \"$in\" $p #f RUN-NONINTERACTIVE $sigma $bm3d_auto
+                \"$work/$layout-$precision-before.raw\"
+                \"$work/$layout-$precision-after.raw\")")
+      exprs+=("(t-denoise \"$in\" $p '($sel_x $sel_y $sel_w $sel_h)
+                RUN-NONINTERACTIVE $sigma $bm3d_auto
+                \"$work/$layout-$precision-sel-before.raw\"
+                \"$work/$layout-$precision-sel-after.raw\")")
+    done
+  done
+  # Linear light: GIMP converts to the perceptual encoding for the engine
+  # and back; measured after converting the result to perceptual float.
+  exprs+=("(t-denoise-convert \"$work/noisy-rgba.png\" $f32_linear
+            $sigma $bm3d_auto \"$work/rgba-lin-before.raw\"
+            \"$work/rgba-lin-after.raw\" $f32
+            \"$work/rgba-lin-converted.raw\")")
+  # A layer mask is denoised as gray; its layer stays as it was.
+  exprs+=("(t-denoise-mask \"$work/noisy-rgb.png\" $sigma
+            \"$work/mask-before.raw\" \"$work/mask-after.raw\"
+            \"$work/layer-before.raw\" \"$work/layer-after.raw\")")
+}
+
+# check_procedure_results LOG [exact-u8]: every result as good as the
+# command's on the same noisy input (with exact-u8, the 8-bit results
+# are the command's pixels), alpha bit-exact, every pixel outside a
+# selection bit-exact.
+check_procedure_results ()
+{
+  local log=$1 exact=${2:-} base reference reference_rgb reference_gray
+  local layout precision c geometry name k psnr same
+  for base in rgb gray; do
+    reference=$(command_psnr "$base" "$sigma" 0) || reference=
+    check "the command denoised noisy-$base.png (PSNR ${reference:-?} dB)" \
+      test -n "$reference"
+    eval "reference_$base=\${reference:-999}"
+  done
+
+  k=0
+  for layout in $layouts; do
+    eval "reference=\$reference_${layout%a}"
+    c=$(channels_of "$layout")
+    for precision in $precisions; do
+      geometry=128x128x${c}x$precision
+      name="$layout $precision"
+
+      k=$((k + 1))
+      check "$name: the procedure succeeded" is_ok "$log" $k
+      psnr=$("$pixels" psnr "$work/clean-$layout.png" \
+               "$work/$layout-$precision-after.raw" "$geometry" 2>&1)
+      check "$name: PSNR $psnr dB >= the command's $reference dB - 0.05" \
+        at_least "$psnr" "$(awk -v r="$reference" 'BEGIN { print r - 0.05 }')"
+      if test "$exact" = exact-u8 && test "$precision" = u8; then
+        same=$("$pixels" psnr "$work/command-${layout%a}-$sigma-0.png" \
+                 "$work/$layout-$precision-after.raw" "$geometry" 2>&1)
+        check "$name: the command's pixels exactly (PSNR $same)" \
+          test "$same" = 999.0000
+      fi
+      case $layout in
+        *a)
+          check "$name: alpha bit-exact" "$pixels" same-alpha \
+            "$work/$layout-$precision-before.raw" \
+            "$work/$layout-$precision-after.raw" "$geometry" ;;
+      esac
+
+      k=$((k + 1))
+      check "$name, selection: the procedure succeeded" is_ok "$log" $k
+      check "$name, selection: pixels outside bit-exact, inside changed" \
+        "$pixels" same-outside "$work/$layout-$precision-sel-before.raw" \
+        "$work/$layout-$precision-sel-after.raw" "$geometry" \
+        $sel_x $sel_y $sel_w $sel_h
+    done
+  done
+
+  k=$((k + 1))
+  check "rgba float linear: the procedure succeeded" is_ok "$log" $k
+  psnr=$("$pixels" psnr "$work/clean-rgba.png" "$work/rgba-lin-converted.raw" \
+           128x128x4xf32 2>&1)
+  check "rgba float linear: PSNR $psnr dB >= the command's $reference_rgb dB - 0.05" \
+    at_least "$psnr" "$(awk -v r="$reference_rgb" 'BEGIN { print r - 0.05 }')"
+  check "rgba float linear: alpha bit-exact" "$pixels" same-alpha \
+    "$work/rgba-lin-before.raw" "$work/rgba-lin-after.raw" 128x128x4xf32
+
+  k=$((k + 1))
+  check "layer mask: the procedure succeeded" is_ok "$log" $k
+  check "layer mask: denoised as one gray channel" "$pixels" same-outside \
+    "$work/mask-before.raw" "$work/mask-after.raw" 128x128x1xu8 0 0 128 128
+  check "layer mask: the layer itself unchanged" \
+    cmp "$work/layer-before.raw" "$work/layer-after.raw"
+}
+
+# check_accepted MARGIN: the procedure's arguments tests
+# (tests/gimp-arguments.sh, tests/gimp3-arguments.sh).  Each call of
+# accepted (NAME|SIGMA|MODE|BACKEND), the t-outcomes after the K-th (k
+# counts on), was accepted, gained MARGIN dB or more over the noisy
+# input $in, and left alpha bit-exact.
+check_accepted ()
+{
+  noisy_psnr=$("$pixels" psnr "$work/clean-rgba.png" "$in" 2>&1)
+  i=0
+  for entry in "${accepted[@]}"; do
+    IFS='|' read -r name sigma mode backend <<< "$entry"
+    i=$((i + 1)) k=$((k + 1))
+    after=$work/accepted-$i-after.raw
+    check "$name: accepted" test "$(outcome $k)" = accepted
+    psnr=$("$pixels" psnr "$work/clean-rgba.png" "$after" 128x128x4xu8 2>&1)
+    check "$name: PSNR $psnr dB >= the noisy input's $noisy_psnr dB + $1" \
+      at_least "$psnr" "$(awk -v p="$noisy_psnr" -v m="$1" 'BEGIN { print p + m }')"
+    check "$name: alpha bit-exact" "$pixels" same-alpha \
+      "$work/accepted-$i-before.raw" "$after" 128x128x4xu8
+  done
+}
