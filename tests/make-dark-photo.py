@@ -8,6 +8,13 @@
 # same pipeline without the noise.  Needs numpy and pillow.
 #
 #   python3 tests/make-dark-photo.py tests/data/coffee.png tests/data
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
 import sys
 
 import numpy as np
