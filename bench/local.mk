@@ -91,3 +91,13 @@ EXTRA_DIST += bench/estimator-frame.py
 # The plug-in's own cost inside GIMP 2.10 (BM3D_PLUGIN_PASSTHROUGH).
 EXTRA_DIST += bench/plugin-cost.sh bench/gimp-batch-cost.sh bench/gimp-bench-lib.sh \
 	bench/gimp-batch-stages.sh bench/gimp-png-levels.sh
+
+# The GEGL operation bm3d:denoise against the engine alone: first tile,
+# whole image, chunks (BENCHMARKS.md, "GIMP 3's non-destructive filter").
+if HAVE_GEGL_OP
+noinst_PROGRAMS += bench/bm3d-gegl-op-bench
+bench_bm3d_gegl_op_bench_SOURCES = bench/gegl-op-bench.c
+bench_bm3d_gegl_op_bench_CFLAGS = $(AM_CFLAGS) $(GEGL_CFLAGS)
+bench_bm3d_gegl_op_bench_LDADD = gpu/libbm3d.a $(GEGL_LIBS) $(CUDA_LIBS) \
+	$(OPENMP_CFLAGS) -lm
+endif

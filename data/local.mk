@@ -32,6 +32,7 @@ EXTRA_DIST += \
 	data/sample.png \
 	data/dialog.png \
 	data/dialog-gimp3.png \
+	data/filter-gimp3.png \
 	data/LICENSE-images.md \
 	data/demo.sh \
 	data/bm3d-slurm-array.sh

@@ -12,6 +12,8 @@
 # sm_80 and sm_86, Ada sm_89 and Hopper sm_90), plus PTX of the newest
 # that later GPUs compile when loaded; NVCC_GENCODE comes from configure
 # and may also be given on make's command line.
+# Position-independent host code, since the GEGL module (a shared
+# object) links the same objects.
 # The runtime is linked statically (CUDA_LIBS), so only the NVIDIA
 # driver is needed at run time.
 if HAVE_CUDA
@@ -31,7 +33,7 @@ gpu_libbm3d_a_SOURCES += \
 	gpu/nlm/nlm_cuda.cu \
 	gpu/isoline/isoline_cuda.cu
 
-NVCC_BUILD_FLAGS = -std=c++17 -O3 -lineinfo $(NVCC_GENCODE) \
+NVCC_BUILD_FLAGS = -std=c++17 -O3 -lineinfo $(NVCC_GENCODE) -Xcompiler -fPIC \
 	-Xcompiler -Wall,-Wextra,-Wno-unused-parameter $(NVCC_WERROR) \
 	-I$(top_srcdir)/gpu -I$(top_builddir)
 

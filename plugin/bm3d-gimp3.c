@@ -39,6 +39,7 @@
 #include "bm3d-files.h"
 #include "bm3d-save.h"
 #include "bm3d-dialog.h"
+#include "bm3d-filter.h"
 
 #define BM3D_GIMP3_ERROR (g_quark_from_static_string ("bm3d-gimp3-error"))
 
@@ -376,6 +377,7 @@ bm3d_run (GimpProcedure        *procedure,
   GimpDrawable *drawable = drawables ? drawables[0] : NULL;
   Bm3dValues    vals;
   gchar        *problem;
+  gboolean      keep_editable = FALSE;
   GError       *error = NULL;
 
   gegl_init (NULL, NULL);
@@ -406,14 +408,27 @@ bm3d_run (GimpProcedure        *procedure,
       vals.noise = (gint32) bm3d_options[BM3D_OPTION_NOISE].default_value;
     }
 
+  g_object_get (config, "keep-editable", &keep_editable, NULL);
   if (run_mode == GIMP_RUN_INTERACTIVE)
     {
       /* The preview's first tile then finds the device started.  */
       bm3d_run_warm_up (&vals);
+      bm3d_filter_offer (config, &keep_editable);
       if (! bm3d_dialog_run (drawable, &vals))
         return gimp_procedure_new_return_values (procedure, GIMP_PDB_CANCEL,
                                                  NULL);
       values_to_config (&vals, config);
+      bm3d_filter_to_config (keep_editable, config);
+    }
+
+  if (keep_editable)
+    {
+      if (! bm3d_filter_attach (drawable, &vals, &error))
+        return return_error (procedure, GIMP_PDB_EXECUTION_ERROR, error);
+      if (run_mode != GIMP_RUN_NONINTERACTIVE)
+        gimp_displays_flush ();
+      return gimp_procedure_new_return_values (procedure, GIMP_PDB_SUCCESS,
+                                               NULL);
     }
 
   gimp_progress_init (_("BM3D denoising"));
@@ -583,6 +598,7 @@ bm3d_create_procedure (GimpPlugIn  *plug_in,
 
   for (i = 0; i < G_N_ELEMENTS (arguments); i++)
     add_argument (procedure, &arguments[i]);
+  bm3d_filter_add_arguments (procedure);
   return procedure;
 }
 

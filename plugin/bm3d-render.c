@@ -21,7 +21,7 @@
 
 #include <string.h>
 
-#include <libgimp/gimp.h>
+#include <gegl.h>
 
 #include "bm3d.h"
 #include "bm3d-intl.h"
@@ -31,82 +31,26 @@
 #define BM3D_RENDER_ERROR (g_quark_from_static_string ("bm3d-render-error"))
 
 
-/* Whether `drawable` stores integers, asked of its babl format: the
- * precision enums are named differently in GIMP 2.10 and GIMP 3.  */
-static gboolean
-is_integer_format (Bm3dDrawable drawable)
-{
-  const Babl *type = babl_format_get_type (gimp_drawable_get_format (drawable),
-                                           0);
-
-  return type != babl_type ("half") && type != babl_type ("float")
-         && type != babl_type ("double");
-}
-
-/* Whether the drawable's noise was clipped, by the engine's rule
- * (bm3d_image_within_range): integer precisions hold nothing else; a
- * float drawable when every colour value lies within 0..1, as after a
- * conversion from an integer precision.  Judged once on the whole
- * drawable, so that the preview, the strips and the final run agree.  */
-static gboolean
-drawable_within_range (Bm3dDrawable      drawable,
-                       const Bm3dLayout *layout)
-{
-  const gint  colour = layout->channels - (layout->has_alpha ? 1 : 0);
-  GeglBuffer *buffer;
-  GeglBufferIterator *it;
-  gboolean    inside = TRUE;
-
-  if (is_integer_format (drawable))
-    return TRUE;
-  buffer = gimp_drawable_get_buffer (drawable);
-  it = gegl_buffer_iterator_new (buffer, NULL, 0, layout->format,
-                                 GEGL_ACCESS_READ, GEGL_ABYSS_NONE, 1);
-  while (inside && gegl_buffer_iterator_next (it))
-    {
-      const gfloat *px = it->items[0].data;
-      gint          i, c;
-
-      for (i = 0; i < it->length && inside; i++, px += layout->channels)
-        for (c = 0; c < colour; c++)
-          if (! (px[c] >= 0.0f && px[c] <= 1.0f))
-            inside = FALSE;
-    }
-  if (! inside)
-    gegl_buffer_iterator_stop (it);
-  g_object_unref (buffer);
-  return inside;
-}
-
 void
-bm3d_layout_for (Bm3dDrawable  drawable,
-                 gboolean      for_nlm,
-                 Bm3dLayout   *layout)
+bm3d_layout_set_formats (Bm3dLayout *layout,
+                         gboolean    rgb,
+                         gboolean    has_alpha)
 {
-  /* Layer masks and channels are gray whatever the image.  */
-  gboolean rgb = (gimp_drawable_is_rgb (drawable)
-                  && ! bm3d_drawable_is_channel (drawable));
-
-  layout->has_alpha = gimp_drawable_has_alpha (drawable);
+  layout->has_alpha = has_alpha;
   if (rgb)
     {
-      layout->format = babl_format (layout->has_alpha ? "R'G'B'A float"
-                                                      : "R'G'B' float");
-      layout->format_u8 = babl_format (layout->has_alpha ? "R'G'B'A u8"
-                                                         : "R'G'B' u8");
-      layout->channels = layout->has_alpha ? 4 : 3;
+      layout->format = babl_format (has_alpha ? "R'G'B'A float"
+                                              : "R'G'B' float");
+      layout->format_u8 = babl_format (has_alpha ? "R'G'B'A u8"
+                                                 : "R'G'B' u8");
+      layout->channels = has_alpha ? 4 : 3;
     }
   else
     {
-      layout->format = babl_format (layout->has_alpha ? "Y'A float"
-                                                      : "Y' float");
-      layout->format_u8 = babl_format (layout->has_alpha ? "Y'A u8"
-                                                         : "Y' u8");
-      layout->channels = layout->has_alpha ? 2 : 1;
+      layout->format = babl_format (has_alpha ? "Y'A float" : "Y' float");
+      layout->format_u8 = babl_format (has_alpha ? "Y'A u8" : "Y' u8");
+      layout->channels = has_alpha ? 2 : 1;
     }
-  /* Made here, on the main thread; used by the preview's worker.  */
-  layout->to_u8 = babl_fish (layout->format, layout->format_u8);
-  layout->clipped = for_nlm && drawable_within_range (drawable, layout);
 }
 
 void
@@ -315,6 +259,28 @@ bm3d_float_rect_read_reusing (Bm3dFloatRect       *spare,
     return NULL;
   gegl_buffer_get (source, rect, 1.0, layout->format, pixels->data,
                    GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
+  rescale_colour (pixels, 255.0f);
+  return pixels;
+}
+
+Bm3dFloatRect *
+bm3d_float_rect_read_level (GeglBuffer          *source,
+                            const Bm3dLayout    *layout,
+                            const GeglRectangle *rect,
+                            const GeglRectangle *bounds,
+                            gint                 level,
+                            GError             **error)
+{
+  Bm3dFloatRect *pixels = pixels_new_reusing (NULL, rect, bounds,
+                                              layout->channels,
+                                              layout->has_alpha, error);
+
+  if (! pixels)
+    return NULL;
+  /* GEGL reads mipmap level n as the scale 1 / 2^n, in that level's
+   * coordinates.  */
+  gegl_buffer_get (source, rect, 1.0 / (1 << level), layout->format,
+                   pixels->data, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
   rescale_colour (pixels, 255.0f);
   return pixels;
 }
@@ -603,6 +569,36 @@ bm3d_render_estimate_profile (const Bm3dFloatRect *sample,
       return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+bm3d_render_estimate_middle (GeglBuffer          *source,
+                             const Bm3dLayout    *layout,
+                             const GeglRectangle *area,
+                             gint                 level,
+                             const bm3d_params   *params,
+                             bm3d_noise_profile  *profile,
+                             gfloat              *sigma,
+                             GError             **error)
+{
+  GeglRectangle  sample_rect;
+  Bm3dFloatRect *sample;
+  bm3d_report    report;
+  gboolean       ok;
+
+  bm3d_estimate_rect (area, &sample_rect);
+  sample = bm3d_float_rect_read_level (source, layout, &sample_rect, area,
+                                       level, error);
+  if (! sample)
+    return FALSE;
+  if (profile)
+    ok = bm3d_render_estimate_profile (sample, params, profile, &report,
+                                       NULL, error);
+  else if ((ok = bm3d_render_estimate (sample, params, sigma, &report, NULL,
+                                       error)))
+    *sigma = MAX (*sigma, (gfloat) BM3D_ESTIMATE_FLOOR);
+  bm3d_float_rect_unref (sample);
+  return ok;
 }
 
 guchar *

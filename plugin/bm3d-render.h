@@ -25,10 +25,9 @@
 #ifndef BM3D_RENDER_H
 #define BM3D_RENDER_H
 
-#include <libgimp/gimp.h>
+#include <gegl.h>
 
 #include "bm3d.h"
-#include "bm3d-drawable.h"
 #include "bm3d-values.h"
 
 /* How a drawable's pixels travel to the engine: always float, always in
@@ -66,12 +65,17 @@ typedef struct
  * final run measure the same pixels.  */
 #define BM3D_ESTIMATE_SIDE  1024
 
-/* The layout of `drawable`.  `clipped` is judged only when
- * `for_nlm` (the mode that uses it may run): for a float drawable that
- * reads the whole of it.  Otherwise it is FALSE.  */
-void         bm3d_layout_for          (Bm3dDrawable         drawable,
-                                       gboolean             for_nlm,
-                                       Bm3dLayout          *layout);
+/* An estimated sigma below this (a clean or synthetic image) is raised
+ * to it: the engine needs a positive sigma, and this one changes
+ * nothing visible.  The procedure and the GEGL operation both apply it,
+ * so that they give the same pixels.  */
+#define BM3D_ESTIMATE_FLOOR 0.1
+
+/* The float and 8-bit formats and the channels of `layout`, for colour
+ * (`rgb`) or gray pixels, with or without alpha.  */
+void         bm3d_layout_set_formats  (Bm3dLayout          *layout,
+                                       gboolean             rgb,
+                                       gboolean             has_alpha);
 
 /* The engine's parameters for `vals` (noise model, sigma, mode,
  * backend, the BM3D expert options) on pixels of `layout` (whether
@@ -118,6 +122,15 @@ Bm3dFloatRect *bm3d_float_rect_read_reusing (Bm3dFloatRect       *spare,
                                              GeglBuffer          *source,
                                              const Bm3dLayout    *layout,
                                              const GeglRectangle *rect,
+                                             GError             **error);
+/* For a GEGL operation: `rect` of `source` at mipmap `level`, both in
+ * that level's coordinates, with `bounds` (the input's extent there)
+ * as the extent the engine's alignment counts from.  */
+Bm3dFloatRect *bm3d_float_rect_read_level   (GeglBuffer          *source,
+                                             const Bm3dLayout    *layout,
+                                             const GeglRectangle *rect,
+                                             const GeglRectangle *bounds,
+                                             gint                 level,
                                              GError             **error);
 Bm3dFloatRect *bm3d_float_rect_ref          (Bm3dFloatRect       *pixels);
 void         bm3d_float_rect_unref        (Bm3dFloatRect       *pixels);
@@ -167,6 +180,20 @@ gboolean     bm3d_render_estimate_profile (const Bm3dFloatRect   *sample,
                                            bm3d_report        *report,
                                            bm3d_status        *status,
                                            GError            **error);
+
+/* The noise of the middle of `area` (bm3d_estimate_rect) of `source`,
+ * read at mipmap `level` (0: the pixels themselves), as the procedure,
+ * the dialog and the GEGL operation all measure it: the camera noise
+ * profile into `*profile` when `profile` is not NULL, else the white
+ * sigma, raised to BM3D_ESTIMATE_FLOOR, into `*sigma`.  */
+gboolean     bm3d_render_estimate_middle (GeglBuffer          *source,
+                                          const Bm3dLayout    *layout,
+                                          const GeglRectangle *area,
+                                          gint                 level,
+                                          const bm3d_params   *params,
+                                          bm3d_noise_profile  *profile,
+                                          gfloat              *sigma,
+                                          GError             **error);
 
 /* `rect` of `pixels` (GEGL's scale) in the layout's 8-bit format, as
  * gimp_preview_draw_buffer () takes it: rect->width * channels bytes a

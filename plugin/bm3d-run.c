@@ -26,17 +26,13 @@
 #include "bm3d-intl.h"
 #include "bm3d-values.h"
 #include "bm3d-render.h"
+#include "bm3d-layout.h"
 #include "bm3d-run.h"
 
 /* The final run denoises the selection this many rows at a time, so
  * that memory follows the image's width, not its area.  The environment
  * variable BM3D_STRIP_ROWS overrides it (tests use small strips).  */
 #define STRIP_ROWS      1024
-
-/* An estimate below this (a clean or synthetic image) is raised to it:
- * the engine needs a positive sigma, and this one changes nothing
- * visible.  */
-#define ESTIMATE_FLOOR  0.1
 
 #define BM3D_RUN_ERROR (g_quark_from_static_string ("bm3d-run-error"))
 
@@ -191,22 +187,12 @@ estimate_sigma (GeglBuffer          *source,
                 bm3d_params         *params,
                 GError             **error)
 {
-  GeglRectangle  sample_rect;
-  Bm3dFloatRect *sample;
-  bm3d_report    report;
-  gfloat         sigma;
-  gboolean       ok;
+  gfloat sigma;
 
-  bm3d_estimate_rect (area, &sample_rect);
-  sample = bm3d_float_rect_read (source, layout, &sample_rect, error);
-  if (! sample)
+  if (! bm3d_render_estimate_middle (source, layout, area, 0, params, NULL,
+                                     &sigma, error))
     return FALSE;
-  ok = bm3d_render_estimate (sample, params, &sigma, &report, NULL, error);
-  bm3d_float_rect_unref (sample);
-  if (! ok)
-    return FALSE;
-
-  params->sigma = MAX (sigma, (gfloat) ESTIMATE_FLOOR);
+  params->sigma = sigma;
   /* All nine digits: the same call with this sigma gives the same
    * pixels.  */
   g_printerr ("%s: estimated noise level (sigma) %.9g\n", PLUG_IN_PROC,
@@ -233,6 +219,8 @@ estimate_profile (GeglBuffer          *source,
   gfloat         luma, chroma;
   gboolean       ok;
 
+  /* Read here rather than through bm3d_render_estimate_middle (): the
+   * report says whether the noise could be measured at all.  */
   bm3d_estimate_rect (area, &sample_rect);
   sample = bm3d_float_rect_read (source, layout, &sample_rect, error);
   if (! sample)

@@ -32,6 +32,9 @@
  * camera noise, called by the Script-Fu batch.  */
 #define PLUG_IN_FILES_PROC         "plug-in-bm3d-denoise-files"
 #define PLUG_IN_CAMERA_FILES_PROC  "plug-in-bm3d-denoise-camera-files"
+/* The GEGL operation (bm3d-gegl-op.c): GIMP 3 keeps it on a layer as a
+ * non-destructive filter.  */
+#define BM3D_GEGL_OP  "bm3d:denoise"
 
 /* Each parameter's range and default come from the engine's table of
  * options (bm3d-options.h), so the PDB description, the validation,

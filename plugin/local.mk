@@ -18,11 +18,13 @@ bm3dpluginexec_PROGRAMS = plugin/bm3d-denoise-gimp
 plugin_bm3d_denoise_gimp_SOURCES = \
 	plugin/bm3d-files.c \
 	plugin/bm3d-files.h \
+	plugin/bm3d-layout.c \
 	plugin/bm3d-render.c \
 	plugin/bm3d-run.c \
 	plugin/bm3d-save.c \
 	plugin/bm3d-values.c \
 	plugin/bm3d-drawable.h \
+	plugin/bm3d-layout.h \
 	plugin/bm3d-render.h \
 	plugin/bm3d-run.h \
 	plugin/bm3d-save.h \
@@ -34,7 +36,8 @@ plugin_bm3d_denoise_gimp_SOURCES += plugin/bm3d-gimp2.c \
 endif
 if GIMP3
 plugin_bm3d_denoise_gimp_SOURCES += plugin/bm3d-gimp3.c \
-	plugin/bm3d-save-gimp3.c
+	plugin/bm3d-save-gimp3.c \
+	plugin/bm3d-filter.c plugin/bm3d-filter.h
 endif
 # GTK 2's headers use GLib API that Debian 12's GLib marks deprecated:
 # silence that for this program alone, so -Werror keeps guarding our code.

@@ -55,6 +55,7 @@
 #include "bm3d-intl.h"
 #include "bm3d-values.h"
 #include "bm3d-render.h"
+#include "bm3d-layout.h"
 #include "bm3d-dialog.h"
 #include "bm3d-dialog-private.h"
 

@@ -28,4 +28,10 @@
 gboolean bm3d_dialog_run (Bm3dDrawable  drawable,
                           Bm3dValues   *values);
 
+/* GIMP 3: offers the choice "Keep editable" (the settings as a
+ * non-destructive filter on the layer rather than baked pixels) in the
+ * next bm3d_dialog_run (), starting from and writing back to
+ * `*keep_editable`; NULL offers none.  */
+void     bm3d_dialog_offer_keep_editable (gboolean *keep_editable);
+
 #endif /* BM3D_DIALOG_H */
