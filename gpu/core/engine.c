@@ -235,11 +235,12 @@ job_camera_noise (bm3d_job *job, const bm3d_image *in, bm3d_image **stab)
       /* Camera noise with no profile given: the input's own, estimated
        * on the device when it can (and so after its start).  */
       bm3d_job_wait_for_device (job);
-      status = bm3d_estimate_profile_job (in, job, &job->noise_profile, 0.0);
+      status = bm3d_estimate_profile_job (in, job, &job->noise_profile, 0.0,
+                                          stab);
       if (status != BM3D_OK)
         return status;
     }
-  if (bm3d_nlf_present (&job->noise_profile)
+  if (!*stab && bm3d_nlf_present (&job->noise_profile)
       && !(*stab = bm3d_stabilised (in, &job->noise_profile, job)))
     return BM3D_ERR_OUT_OF_MEMORY;
   status = bm3d_photo_gain (*stab ? *stab : in, job);
@@ -497,7 +498,7 @@ bm3d_estimate_noise_profile (const bm3d_image *in, const bm3d_params *params,
     return status;
   report->backend_used = BM3D_BACKEND_CPU;
   bm3d_job_wait_for_device (&job);
-  status = bm3d_estimate_profile_job (in, &job, profile, 1.0);
+  status = bm3d_estimate_profile_job (in, &job, profile, 1.0, NULL);
   report->seconds_total = bm3d_seconds () - start;
   return status;
 }

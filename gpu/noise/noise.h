@@ -34,10 +34,14 @@ bm3d_status bm3d_photo_gain   (const bm3d_image *in, bm3d_job *job);
 bm3d_status bm3d_photo_sigma  (const bm3d_image *in, bm3d_job *job,
                                float *sigma);
 /* The profile of `in` (at least 32x32) for a job of its parameters;
- * `share` is the part of the call's progress it takes.  */
+ * `share` is the part of the call's progress it takes.  When `stab` is
+ * not NULL and the profile has a level function, *stab is the
+ * stabilised image the estimate measured, the one camera mode filters
+ * (bm3d_stabilised ()), handed over rather than made again; else
+ * NULL.  */
 bm3d_status bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
                                        bm3d_noise_profile *profile,
-                                       double share);
+                                       double share, bm3d_image **stab);
 /* BM3D's per-coefficient variances (job->var_hard, var_wiener) and
  * sigma[] from the job's noise profile, its strengths and photo gain
  * applied, with `chroma_scale` (the expert option, 0 for none).  */

@@ -158,7 +158,8 @@ unmeasured_profile (const bm3d_image *in, bm3d_job *job,
  * the part of the call's progress it takes.  */
 bm3d_status
 bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
-                  bm3d_noise_profile *profile, double share)
+                  bm3d_noise_profile *profile, double share,
+                  bm3d_image **stab_out)
 {
   int colour = in->channels - (in->has_alpha ? 1 : 0);
   float nlf[BM3D_NOISE_PLANES][BM3D_NLF_BINS];
@@ -187,12 +188,23 @@ bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
       if (!(stab = bm3d_stabilised (in, &shape, job)))
         return BM3D_ERR_OUT_OF_MEMORY;
     }
+  if (stab_out)
+    *stab_out = NULL;
   status = bm3d_estimate_profile_cpu (stab ? stab : in, job, profile);
-  bm3d_stabilised_free (stab, job);
   if (status == BM3D_OK && job->report->noise_unmeasured)
     status = unmeasured_profile (in, job, profile);
   else if (status == BM3D_OK && stab)
-    memcpy (profile->nlf, nlf, sizeof nlf);
+    {
+      memcpy (profile->nlf, nlf, sizeof nlf);
+      /* The filter's input is this very image: the same level function
+       * gives the same forward transform.  */
+      if (stab_out && bm3d_nlf_present (profile))
+        {
+          *stab_out = stab;
+          stab = NULL;
+        }
+    }
+  bm3d_stabilised_free (stab, job);
   job->tile_base = share;
   job->tile_share = 1.0 - share;
   return status;
