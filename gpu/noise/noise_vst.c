@@ -491,8 +491,8 @@ bm3d_stabilised (const bm3d_image *in, const bm3d_noise_profile *profile,
                  bm3d_job *job)
 {
   size_t values = (size_t) in->width * in->height * in->channels;
-  bm3d_image *out = malloc (sizeof *out + sizeof (bm3d_vst));
-  bm3d_vst *vst = (bm3d_vst *) (out + 1);
+  bm3d_image *out = malloc (sizeof *out);
+  float fwd[BM3D_NOISE_PLANES][BM3D_VST_STEPS + 1];
 
   if (out)
     {
@@ -506,8 +506,11 @@ bm3d_stabilised (const bm3d_image *in, const bm3d_noise_profile *profile,
       bm3d_job_message (job, "out of memory for the stabilised image");
       return NULL;
     }
-  bm3d_vst_init (vst, profile, 1.0f, 0);
-  bm3d_vst_apply (in, out, (const float (*)[BM3D_VST_STEPS + 1]) vst->fwd,
+  /* The forward tables alone: the inverse is unstabilise ()'s, for the
+   * filter's noise.  */
+  for (int c = 0; c < profile->channels; c++)
+    vst_forward (profile->nlf[c], fwd[c]);
+  bm3d_vst_apply (in, out, (const float (*)[BM3D_VST_STEPS + 1]) fwd,
                   job->threads);
   return out;
 }
