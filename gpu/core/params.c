@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include "engine.h"
+#include "bm3d-options.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -45,54 +46,51 @@ bm3d_status_string (bm3d_status status)
   return "unknown error";
 }
 
-static const char *const mode_names[] = { "bm3d", "bm3d-fast", "nlm", "isoline" };
-static const char *const backend_names[] = { "auto", "cpu", "cuda" };
+/* The names are the table of options' choice nicks (bm3d-options.h):
+ * one list for the engine, the command and the procedures.  */
+static const char *
+choice_name (bm3d_option_id id, int value)
+{
+  const char *nick = bm3d_option_choice_nick (&bm3d_options[id], value);
+
+  return nick ? nick : "unknown";
+}
 
 const char *
 bm3d_mode_name (bm3d_mode mode)
 {
-  return (unsigned) mode < 4 ? mode_names[mode] : "unknown";
+  return choice_name (BM3D_OPTION_MODE, mode);
 }
 
 const char *
 bm3d_backend_name (bm3d_backend backend)
 {
-  return (unsigned) backend < 3 ? backend_names[backend] : "unknown";
-}
-
-static int
-parse_name (const char *name, const char *const *names, int n)
-{
-  for (int i = 0; name && i < n; i++)
-    if (strcmp (name, names[i]) == 0)
-      return i;
-  return -1;
+  return choice_name (BM3D_OPTION_BACKEND, backend);
 }
 
 int
 bm3d_mode_parse (const char *name)
 {
-  return parse_name (name, mode_names, 4);
+  return bm3d_option_choice_parse (&bm3d_options[BM3D_OPTION_MODE], name);
 }
 
 int
 bm3d_backend_parse (const char *name)
 {
-  return parse_name (name, backend_names, 3);
+  return bm3d_option_choice_parse (&bm3d_options[BM3D_OPTION_BACKEND], name);
 }
-
-static const char *const variant_names[] = { "hybrid", "pipd" };
 
 const char *
 bm3d_isoline_variant_name (bm3d_isoline_variant variant)
 {
-  return (unsigned) variant < 2 ? variant_names[variant] : "unknown";
+  return choice_name (BM3D_OPTION_ISOLINE_VARIANT, variant);
 }
 
 int
 bm3d_isoline_variant_parse (const char *name)
 {
-  return parse_name (name, variant_names, 2);
+  return bm3d_option_choice_parse (&bm3d_options[BM3D_OPTION_ISOLINE_VARIANT],
+                                   name);
 }
 
 size_t
