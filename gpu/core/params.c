@@ -81,6 +81,18 @@ bm3d_backend_parse (const char *name)
 }
 
 const char *
+bm3d_noise_name (bm3d_noise_kind noise)
+{
+  return choice_name (BM3D_OPTION_NOISE, noise);
+}
+
+int
+bm3d_noise_parse (const char *name)
+{
+  return bm3d_option_choice_parse (&bm3d_options[BM3D_OPTION_NOISE], name);
+}
+
+const char *
 bm3d_isoline_variant_name (bm3d_isoline_variant variant)
 {
   return choice_name (BM3D_OPTION_ISOLINE_VARIANT, variant);

@@ -278,25 +278,6 @@ bm3d_noise_profile_levels (const bm3d_noise_profile *p, float *luma,
                                 * bm3d_colour_noise_gain[2])));
 }
 
-/* ---- names ----------------------------------------------------------- */
-
-static const char *const noise_names[] = { "white", "camera" };
-
-const char *
-bm3d_noise_name (bm3d_noise_kind noise)
-{
-  return (unsigned) noise < 2 ? noise_names[noise] : "unknown";
-}
-
-int
-bm3d_noise_parse (const char *name)
-{
-  for (int i = 0; name && i < 2; i++)
-    if (strcmp (name, noise_names[i]) == 0)
-      return i;
-  return -1;
-}
-
 /* ---- the text file --------------------------------------------------- */
 
 /* Append to a bounded buffer as snprintf would, counting what is
