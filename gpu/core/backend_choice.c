@@ -150,7 +150,7 @@ bm3d_backend_for_job (const bm3d_params *params, int width, int height,
       bm3d_params_init (&defaults);
       params = &defaults;
     }
-  threads = params->threads > 0 ? params->threads : bm3d_default_threads ();
+  threads = bm3d_params_threads (params);
   if (channels != 1)
     channels = 3;
   cpu = (unsigned) params->mode <= BM3D_MODE_ISOLINE

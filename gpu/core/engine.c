@@ -138,7 +138,7 @@ job_prepare (bm3d_job *job, const bm3d_image *in)
 
   job->algorithm = bm3d_algorithm_for_mode (params->mode);
   job->colour_space = job->algorithm->colour_space;
-  job->threads = params->threads > 0 ? params->threads : bm3d_default_threads ();
+  job->threads = bm3d_params_threads (params);
   job->channels = in->channels - (in->has_alpha ? 1 : 0);
   job_noise (job);
 }
@@ -453,7 +453,7 @@ bm3d_estimate_sigma (const bm3d_image *in, const bm3d_params *params,
     }
   if ((status = bm3d_check_image (in, "input", &job)) != BM3D_OK)
     return status;
-  job.threads = params->threads > 0 ? params->threads : bm3d_default_threads ();
+  job.threads = bm3d_params_threads (params);
   job.channels = 1;
   job.tile_base = 0.0;
   job.tile_share = 1.0;

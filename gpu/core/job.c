@@ -70,6 +70,12 @@ bm3d_default_threads (void)
   return n > 0 ? (int) n : 1;
 }
 
+int
+bm3d_params_threads (const bm3d_params *params)
+{
+  return params->threads > 0 ? params->threads : bm3d_default_threads ();
+}
+
 void
 bm3d_job_message (bm3d_job *job, const char *format, ...)
 {

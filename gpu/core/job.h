@@ -147,6 +147,8 @@ double bm3d_seconds (void);   /* monotonic clock */
 
 /* The threads a call with params->threads 0 runs on: every core.  */
 int    bm3d_default_threads (void);
+/* The threads a call of `params` runs on.  */
+int    bm3d_params_threads  (const bm3d_params *params);
 
 /* Denoise one tile: `noisy` in, `out` (same geometry, allocated by the
  * caller) out.  Returns BM3D_OK or an error with the message set.  */

@@ -224,7 +224,7 @@ bm3d_denoise_pixels (const bm3d_pixels *in, bm3d_pixels *out,
       bm3d_job_message (&job, "output image must not be the input image");
       return BM3D_ERR_INVALID_ARGUMENT;
     }
-  threads = params->threads > 0 ? params->threads : bm3d_default_threads ();
+  threads = bm3d_params_threads (params);
   status = bm3d_denoise_on_device (in, out, params, report);
   if (status == BM3D_ERR_NOT_IMPLEMENTED)
     return denoise_converted (in, out, params, threads, report, &job);

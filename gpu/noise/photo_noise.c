@@ -71,8 +71,7 @@ fine_sigma (const bm3d_image *in, const bm3d_job *job, float *fine)
 {
   bm3d_job fine_job = *job;
 
-  fine_job.threads = job->params->threads > 0 ? job->params->threads
-                                              : bm3d_default_threads ();
+  fine_job.threads = bm3d_params_threads (job->params);
   fine_job.channels = 1;
   fine_job.tile_share = 0.0;
   *fine = 0.0f;
@@ -174,8 +173,7 @@ bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
                         in->height);
       return BM3D_ERR_INVALID_SIZE;
     }
-  job->threads = job->params->threads > 0 ? job->params->threads
-                                          : bm3d_default_threads ();
+  job->threads = bm3d_params_threads (job->params);
   job->channels = colour;
   job->tile_base = 0.0;
   job->tile_share = share;
