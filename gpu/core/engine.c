@@ -243,6 +243,10 @@ job_camera_noise (bm3d_job *job, const bm3d_image *in, bm3d_image **stab)
   if (!*stab && bm3d_nlf_present (&job->noise_profile)
       && !(*stab = bm3d_stabilised (in, &job->noise_profile, job)))
     return BM3D_ERR_OUT_OF_MEMORY;
+  /* Unmeasured noise is white noise of the finest scale's reading,
+   * which the report holds already: no gain to find.  */
+  if (job->report->noise_unmeasured)
+    return BM3D_OK;
   status = bm3d_photo_gain (*stab ? *stab : in, job);
   if (status != BM3D_OK)
     {

@@ -196,7 +196,7 @@ bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
       memcpy (profile->nlf, nlf, sizeof nlf);
       /* The filter's input is this very image: the same level function
        * gives the same forward transform.  */
-      if (stab_out && bm3d_nlf_present (profile))
+      if (stab_out)
         {
           *stab_out = stab;
           stab = NULL;
