@@ -67,6 +67,9 @@ bm3d_status bm3d_cuda_block_autocov (const float *residual, int blocks,
                                      int channels, double *autocov,
                                      bm3d_job *job);
 
+/* qsort's ascending order of doubles (noise_profile_estimate.c).  */
+int  bm3d_compare_double   (const void *a, const void *b);
+
 /* ---- noise level functions: noise_vst.c -------------------------------- */
 
 void bm3d_truncated_normal (double p, double *ratio, double *shift);

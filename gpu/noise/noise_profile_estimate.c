@@ -295,8 +295,9 @@ block_autocov (const float *v, double *out)
 
 /* ---- select_blocks --------------------------------------------------- */
 
-static int
-compare_double (const void *a, const void *b)
+/* qsort's order of doubles (noise.h).  */
+int
+bm3d_compare_double (const void *a, const void *b)
 {
   double x = *(const double *) a, y = *(const double *) b;
 
@@ -415,7 +416,7 @@ select_blocks (pe_state *st, int c, double (*r)[SIDE], double *sorted)
       sorted[n++] = var[b];
   if (n == 0)
     return 0;
-  qsort (sorted, n, sizeof *sorted, compare_double);
+  qsort (sorted, n, sizeof *sorted, bm3d_compare_double);
 
   /* The seed: the flattest twentieth, whose mean variance is that of
    * the noise times 1 - cv phi (z) / p for Gaussian noise.  */

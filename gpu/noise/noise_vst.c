@@ -185,12 +185,13 @@ nlf_block (const bm3d_image *in, int c, int x0, int y0,
   return 1;
 }
 
+/* The level function's bin of a block of that mean.  */
 static int
-compare_double (const void *a, const void *b)
+nlf_bin (double mean)
 {
-  double x = *(const double *) a, y = *(const double *) b;
+  int at = (int) (mean * BM3D_NLF_BINS / 256.0);
 
-  return x < y ? -1 : x > y;
+  return at < 0 ? 0 : at >= BM3D_NLF_BINS ? BM3D_NLF_BINS - 1 : at;
 }
 
 /* The level function from the measured bins (level > 0, `count`
@@ -258,17 +259,18 @@ bm3d_nlf_estimate (const bm3d_image *in, int threads,
   int gx = in->width / NLF_BLOCK, gy = in->height / NLF_BLOCK;
   int step = 1, measured = 0;
   double trunc[NLF_AREA + 1][2];
-  double *var, *mean;
+  double *var, *mean, *binned;
 
   while ((long) ((gx + step - 1) / step) * ((gy + step - 1) / step)
          > NLF_BLOCKS_MAX)
     step++;
   for (int k = 0; k <= NLF_AREA; k++)
     bm3d_truncated_normal ((double) k / NLF_AREA, &trunc[k][0], &trunc[k][1]);
-  var = malloc (sizeof (double) * 2 * (size_t) gx * gy);
+  var = malloc (sizeof (double) * 3 * (size_t) gx * gy);
   if (!var)
     return -1;
   mean = var + (size_t) gx * gy;
+  binned = mean + (size_t) gx * gy;
   (void) threads;
   for (int c = 0; c < colour; c++)
     {
@@ -280,33 +282,32 @@ bm3d_nlf_estimate (const bm3d_image *in, int threads,
           if (nlf_block (in, c, i * NLF_BLOCK, j * NLF_BLOCK,
                          (const double (*)[2]) trunc, &var[n], &mean[n]))
             n++;
-      /* Sorted by variance once: each bin's quantile is then its
-       * blocks' in order.  Sort pairs via the variance's index.  */
+      /* The blocks' variances gathered bin by bin (a counting sort
+       * that keeps their order), then each bin's sorted for its
+       * quantiles.  */
+      int first[BM3D_NLF_BINS + 1] = { 0 }, fill[BM3D_NLF_BINS];
+
+      for (int k = 0; k < n; k++)
+        first[nlf_bin (mean[k]) + 1]++;
       for (int b = 0; b < BM3D_NLF_BINS; b++)
         {
-          double *bin = malloc (sizeof (double) * (size_t) (n ? n : 1));
-          int m = 0;
+          first[b + 1] += first[b];
+          fill[b] = first[b];
+        }
+      for (int k = 0; k < n; k++)
+        binned[fill[nlf_bin (mean[k])]++] = var[k];
+      for (int b = 0; b < BM3D_NLF_BINS; b++)
+        {
+          double *bin = binned + first[b];
+          int m = first[b + 1] - first[b];
 
           level[b] = 0.0;
           count[b] = 0;
-          if (!bin)
-            continue;
-          for (int k = 0; k < n; k++)
-            {
-              int at = (int) (mean[k] * BM3D_NLF_BINS / 256.0);
-
-              if (at < 0)
-                at = 0;
-              if (at >= BM3D_NLF_BINS)
-                at = BM3D_NLF_BINS - 1;
-              if (at == b)
-                bin[m++] = var[k];
-            }
           if (m >= NLF_BIN_MIN)
             {
               double q;
 
-              qsort (bin, m, sizeof *bin, compare_double);
+              qsort (bin, m, sizeof *bin, bm3d_compare_double);
               q = bin[(int) ((m - 1) * NLF_QUANTILE)];
               level[b] = q > NLF_FLOOR ? sqrt (q) : 0.0;
               count[b] = m;
@@ -317,7 +318,6 @@ bm3d_nlf_estimate (const bm3d_image *in, int threads,
                   weight += m;
                 }
             }
-          free (bin);
         }
       if (weight && exp (spread / weight) <= NLF_SPREAD_MAX
           && nlf_shape (level, count, nlf[c]))
