@@ -71,7 +71,7 @@ drawable_within_range (Bm3dDrawable      drawable,
 
 void
 bm3d_layout_for (Bm3dDrawable  drawable,
-                 gboolean      for_nlm,
+                 gboolean      judge_clipped,
                  Bm3dLayout   *layout)
 {
   /* Layer masks and channels are gray whatever the image.  */
@@ -81,5 +81,5 @@ bm3d_layout_for (Bm3dDrawable  drawable,
   bm3d_layout_set_formats (layout, rgb, gimp_drawable_has_alpha (drawable));
   /* Made here, on the main thread; used by the preview's worker.  */
   layout->to_u8 = babl_fish (layout->format, layout->format_u8);
-  layout->clipped = for_nlm && drawable_within_range (drawable, layout);
+  layout->clipped = judge_clipped && drawable_within_range (drawable, layout);
 }

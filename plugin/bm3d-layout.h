@@ -28,10 +28,11 @@
 #include "bm3d-render.h"
 
 /* The layout of `drawable`.  `clipped` is judged only when
- * `for_nlm` (the mode that uses it may run): for a float drawable that
- * reads the whole of it.  Otherwise it is FALSE.  */
+ * `judge_clipped` (settings that read it may run:
+ * bm3d_values_read_clipped ()): for a float drawable that reads the
+ * whole of it.  Otherwise it is FALSE.  */
 void         bm3d_layout_for          (Bm3dDrawable         drawable,
-                                       gboolean             for_nlm,
+                                       gboolean             judge_clipped,
                                        Bm3dLayout          *layout);
 
 #endif /* BM3D_LAYOUT_H */

@@ -388,7 +388,7 @@ bm3d_run_denoise (Bm3dDrawable       drawable,
     return TRUE;
 
   bm3d_run_warm_up (vals);
-  bm3d_layout_for (drawable, vals->mode == BM3D_MODE_NLM, &layout);
+  bm3d_layout_for (drawable, bm3d_values_read_clipped (vals), &layout);
   bm3d_values_to_params (vals, &layout, &params);
   source = gimp_drawable_get_buffer (drawable);
 

@@ -42,15 +42,16 @@ bm3d_values_mode_label (gint32 mode)
 }
 
 const gchar *
-bm3d_values_backend_label (gint32 backend)
-{
-  return bm3d_values_choice_label (BM3D_VALUES_OPTION (BACKEND), backend);
-}
-
-const gchar *
 bm3d_values_noise_label (gint32 noise)
 {
   return bm3d_values_choice_label (BM3D_VALUES_OPTION (NOISE), noise);
+}
+
+gboolean
+bm3d_values_read_clipped (const Bm3dValues *vals)
+{
+  return vals->mode == BM3D_MODE_NLM
+         || vals->noise == BM3D_VALUES_NOISE_CAMERA;
 }
 
 void

@@ -93,10 +93,12 @@ G_STATIC_ASSERT (G_STRUCT_OFFSET (Bm3dValues, chroma_strength) == 56);
  * parameter and its allowed range (bm3d-values.c).  */
 void         bm3d_values_set_defaults  (Bm3dValues *vals);
 gchar       *bm3d_values_check         (const Bm3dValues *vals);
+/* Whether a run of `vals` reads the layout's `clipped`: non-local
+ * means (its unclipping) and camera noise (its transform's inverse).  */
+gboolean     bm3d_values_read_clipped  (const Bm3dValues *vals);
 
 /* Translated names of the choices, for the dialog and messages.  */
 const gchar *bm3d_values_mode_label    (gint32 mode);
-const gchar *bm3d_values_backend_label (gint32 backend);
 const gchar *bm3d_values_noise_label   (gint32 noise);
 
 /* The translated label of `value` of a choice option, "?" for none.  */
