@@ -124,7 +124,6 @@ layout_for_source (const Babl *source,
 {
   gboolean    gray = FALSE;
   gboolean    has_alpha = TRUE;
-  const Babl *type;
 
   memset (layout, 0, sizeof *layout);
   if (source)
@@ -132,13 +131,10 @@ layout_for_source (const Babl *source,
       gray = (babl_get_model_flags (babl_format_get_model (source))
               & BABL_MODEL_FLAG_GRAY) != 0;
       has_alpha = babl_format_has_alpha (source);
-      type = babl_format_get_type (source, 0);
       /* Integer pixels hold clipped noise only (bm3d_image_within_range's
-       * rule); the procedure sets the flag for mode nlm alone, which is
-       * the only one that reads it.  */
-      layout->clipped = type != babl_type ("half")
-                        && type != babl_type ("float")
-                        && type != babl_type ("double");
+       * rule); the settings that read the flag (bm3d_values_read_clipped
+       * ()) get it, the others ignore it.  */
+      layout->clipped = bm3d_format_is_integer (source);
     }
   bm3d_layout_set_formats (layout, ! gray, has_alpha);
 }

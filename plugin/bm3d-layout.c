@@ -22,18 +22,6 @@
 
 #include "bm3d-layout.h"
 
-/* Whether `drawable` stores integers, asked of its babl format: the
- * precision enums are named differently in GIMP 2.10 and GIMP 3.  */
-static gboolean
-is_integer_format (Bm3dDrawable drawable)
-{
-  const Babl *type = babl_format_get_type (gimp_drawable_get_format (drawable),
-                                           0);
-
-  return type != babl_type ("half") && type != babl_type ("float")
-         && type != babl_type ("double");
-}
-
 /* Whether the drawable's noise was clipped, by the engine's rule
  * (bm3d_image_within_range): integer precisions hold nothing else; a
  * float drawable when every colour value lies within 0..1, as after a
@@ -48,7 +36,7 @@ drawable_within_range (Bm3dDrawable      drawable,
   GeglBufferIterator *it;
   gboolean    inside = TRUE;
 
-  if (is_integer_format (drawable))
+  if (bm3d_format_is_integer (gimp_drawable_get_format (drawable)))
     return TRUE;
   buffer = gimp_drawable_get_buffer (drawable);
   it = gegl_buffer_iterator_new (buffer, NULL, 0, layout->format,

@@ -31,6 +31,15 @@
 #define BM3D_RENDER_ERROR (g_quark_from_static_string ("bm3d-render-error"))
 
 
+gboolean
+bm3d_format_is_integer (const Babl *format)
+{
+  const Babl *type = babl_format_get_type (format, 0);
+
+  return type != babl_type ("half") && type != babl_type ("float")
+         && type != babl_type ("double");
+}
+
 void
 bm3d_layout_set_formats (Bm3dLayout *layout,
                          gboolean    rgb,

@@ -71,6 +71,11 @@ typedef struct
  * so that they give the same pixels.  */
 #define BM3D_ESTIMATE_FLOOR 0.1
 
+/* Whether `format` stores integers (its noise was clipped to the
+ * range): the precision enums are named differently in GIMP 2.10 and
+ * GIMP 3, a babl type is one name in both.  */
+gboolean     bm3d_format_is_integer   (const Babl          *format);
+
 /* The float and 8-bit formats and the channels of `layout`, for colour
  * (`rgb`) or gray pixels, with or without alpha.  */
 void         bm3d_layout_set_formats  (Bm3dLayout          *layout,
