@@ -209,7 +209,7 @@ estimate_get (GeglOperation       *operation,
       ok = bm3d_render_estimate_middle (input, layout, bounds, level, &quiet,
                                         kind == BM3D_NOISE_PROFILE
                                         ? &kept->profile : NULL,
-                                        &kept->sigma, error);
+                                        &kept->sigma, NULL, error);
       if (ok)
         cache->estimates = g_slist_prepend (cache->estimates, kept);
       else

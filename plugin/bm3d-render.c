@@ -252,6 +252,29 @@ bm3d_float_rect_read (GeglBuffer          *source,
   return bm3d_float_rect_read_reusing (NULL, source, layout, rect, error);
 }
 
+/* `rect` of `source` at GEGL's `scale`, into `spare` when it fits,
+ * as a Bm3dFloatRect within `bounds`.  */
+static Bm3dFloatRect *
+read_at (Bm3dFloatRect       *spare,
+         GeglBuffer          *source,
+         const Bm3dLayout    *layout,
+         const GeglRectangle *rect,
+         const GeglRectangle *bounds,
+         gdouble              scale,
+         GError             **error)
+{
+  Bm3dFloatRect *pixels = pixels_new_reusing (spare, rect, bounds,
+                                              layout->channels,
+                                              layout->has_alpha, error);
+
+  if (! pixels)
+    return NULL;
+  gegl_buffer_get (source, rect, scale, layout->format, pixels->data,
+                   GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
+  rescale_colour (pixels, 255.0f);
+  return pixels;
+}
+
 Bm3dFloatRect *
 bm3d_float_rect_read_reusing (Bm3dFloatRect       *spare,
                               GeglBuffer          *source,
@@ -259,17 +282,8 @@ bm3d_float_rect_read_reusing (Bm3dFloatRect       *spare,
                               const GeglRectangle *rect,
                               GError             **error)
 {
-  Bm3dFloatRect *pixels = pixels_new_reusing (spare, rect,
-                                              gegl_buffer_get_extent (source),
-                                              layout->channels,
-                                              layout->has_alpha, error);
-
-  if (! pixels)
-    return NULL;
-  gegl_buffer_get (source, rect, 1.0, layout->format, pixels->data,
-                   GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
-  rescale_colour (pixels, 255.0f);
-  return pixels;
+  return read_at (spare, source, layout, rect,
+                  gegl_buffer_get_extent (source), 1.0, error);
 }
 
 Bm3dFloatRect *
@@ -280,18 +294,10 @@ bm3d_float_rect_read_level (GeglBuffer          *source,
                             gint                 level,
                             GError             **error)
 {
-  Bm3dFloatRect *pixels = pixels_new_reusing (NULL, rect, bounds,
-                                              layout->channels,
-                                              layout->has_alpha, error);
-
-  if (! pixels)
-    return NULL;
   /* GEGL reads mipmap level n as the scale 1 / 2^n, in that level's
    * coordinates.  */
-  gegl_buffer_get (source, rect, 1.0 / (1 << level), layout->format,
-                   pixels->data, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
-  rescale_colour (pixels, 255.0f);
-  return pixels;
+  return read_at (NULL, source, layout, rect, bounds, 1.0 / (1 << level),
+                  error);
 }
 
 Bm3dFloatRect *
@@ -588,12 +594,16 @@ bm3d_render_estimate_middle (GeglBuffer          *source,
                              const bm3d_params   *params,
                              bm3d_noise_profile  *profile,
                              gfloat              *sigma,
+                             bm3d_report         *report,
                              GError             **error)
 {
   GeglRectangle  sample_rect;
   Bm3dFloatRect *sample;
-  bm3d_report    report;
+  bm3d_report    scratch;
   gboolean       ok;
+
+  if (! report)
+    report = &scratch;
 
   bm3d_estimate_rect (area, &sample_rect);
   sample = bm3d_float_rect_read_level (source, layout, &sample_rect, area,
@@ -601,9 +611,9 @@ bm3d_render_estimate_middle (GeglBuffer          *source,
   if (! sample)
     return FALSE;
   if (profile)
-    ok = bm3d_render_estimate_profile (sample, params, profile, &report,
+    ok = bm3d_render_estimate_profile (sample, params, profile, report,
                                        NULL, error);
-  else if ((ok = bm3d_render_estimate (sample, params, sigma, &report, NULL,
+  else if ((ok = bm3d_render_estimate (sample, params, sigma, report, NULL,
                                        error)))
     *sigma = MAX (*sigma, (gfloat) BM3D_ESTIMATE_FLOOR);
   bm3d_float_rect_unref (sample);

@@ -190,7 +190,8 @@ gboolean     bm3d_render_estimate_profile (const Bm3dFloatRect   *sample,
  * read at mipmap `level` (0: the pixels themselves), as the procedure,
  * the dialog and the GEGL operation all measure it: the camera noise
  * profile into `*profile` when `profile` is not NULL, else the white
- * sigma, raised to BM3D_ESTIMATE_FLOOR, into `*sigma`.  */
+ * sigma, raised to BM3D_ESTIMATE_FLOOR, into `*sigma`; the engine's
+ * report into `*report` when it is not NULL.  */
 gboolean     bm3d_render_estimate_middle (GeglBuffer          *source,
                                           const Bm3dLayout    *layout,
                                           const GeglRectangle *area,
@@ -198,6 +199,7 @@ gboolean     bm3d_render_estimate_middle (GeglBuffer          *source,
                                           const bm3d_params   *params,
                                           bm3d_noise_profile  *profile,
                                           gfloat              *sigma,
+                                          bm3d_report         *report,
                                           GError             **error);
 
 /* `rect` of `pixels` (GEGL's scale) in the layout's 8-bit format, as

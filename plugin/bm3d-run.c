@@ -190,7 +190,7 @@ estimate_sigma (GeglBuffer          *source,
   gfloat sigma;
 
   if (! bm3d_render_estimate_middle (source, layout, area, 0, params, NULL,
-                                     &sigma, error))
+                                     &sigma, NULL, error))
     return FALSE;
   params->sigma = sigma;
   /* All nine digits: the same call with this sigma gives the same
@@ -213,22 +213,12 @@ estimate_profile (GeglBuffer          *source,
                   GimpRunMode          run_mode,
                   GError             **error)
 {
-  GeglRectangle  sample_rect;
-  Bm3dFloatRect *sample;
-  bm3d_report    report;
-  gfloat         luma, chroma;
-  gboolean       ok;
+  bm3d_report report;
+  gfloat      luma, chroma;
 
-  /* Read here rather than through bm3d_render_estimate_middle (): the
-   * report says whether the noise could be measured at all.  */
-  bm3d_estimate_rect (area, &sample_rect);
-  sample = bm3d_float_rect_read (source, layout, &sample_rect, error);
-  if (! sample)
-    return FALSE;
-  ok = bm3d_render_estimate_profile (sample, params, profile, &report, NULL,
-                                     error);
-  bm3d_float_rect_unref (sample);
-  if (! ok)
+  /* The report says whether the noise could be measured at all.  */
+  if (! bm3d_render_estimate_middle (source, layout, area, 0, params,
+                                     profile, NULL, &report, error))
     return FALSE;
 
   note_unmeasured (&report, run_mode);
