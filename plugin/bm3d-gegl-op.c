@@ -39,23 +39,29 @@
 #ifdef GEGL_PROPERTIES
 
 /* The values are the procedure's (bm3d-values.h, asserted below); the
- * order of each list is its numbering.  */
+ * order of each list is its numbering; the labels are the table of
+ * options' (gpu/core/options.c), so that they read, and translate, as
+ * in the dialog.  */
 enum_start (bm3d_gegl_noise)
-  enum_value (BM3D_GEGL_NOISE_WHITE,  "white",  N_("White noise"))
-  enum_value (BM3D_GEGL_NOISE_CAMERA, "camera", N_("Camera noise"))
+  enum_value (BM3D_GEGL_NOISE_WHITE,  "white",  N_("White noise (sigma)"))
+  enum_value (BM3D_GEGL_NOISE_CAMERA, "camera",
+              N_("Camera noise (estimated from the photo)"))
 enum_end (Bm3dGeglNoise)
 
 enum_start (bm3d_gegl_mode)
-  enum_value (BM3D_GEGL_MODE_BM3D,      "bm3d",      N_("BM3D"))
-  enum_value (BM3D_GEGL_MODE_BM3D_FAST, "bm3d-fast", N_("BM3D, first phase"))
+  enum_value (BM3D_GEGL_MODE_BM3D,      "bm3d",
+              N_("BM3D (two phases; CBM3D for colour)"))
+  enum_value (BM3D_GEGL_MODE_BM3D_FAST, "bm3d-fast",
+              N_("BM3D, first phase only (faster)"))
   enum_value (BM3D_GEGL_MODE_NLM,       "nlm",       N_("Non-local means"))
   enum_value (BM3D_GEGL_MODE_ISOLINE,   "isoline",   N_("Isoline"))
 enum_end (Bm3dGeglMode)
 
 enum_start (bm3d_gegl_backend)
-  enum_value (BM3D_GEGL_BACKEND_AUTO, "auto", N_("Automatic"))
+  enum_value (BM3D_GEGL_BACKEND_AUTO, "auto",
+              N_("Automatic (GPU when available)"))
   enum_value (BM3D_GEGL_BACKEND_CPU,  "cpu",  N_("CPU"))
-  enum_value (BM3D_GEGL_BACKEND_CUDA, "cuda", N_("CUDA"))
+  enum_value (BM3D_GEGL_BACKEND_CUDA, "cuda", N_("CUDA (NVIDIA GPU)"))
 enum_end (Bm3dGeglBackend)
 
 property_enum (noise, _("Noise"), Bm3dGeglNoise, bm3d_gegl_noise,
@@ -104,6 +110,15 @@ property_enum (backend, _("Backend"), Bm3dGeglBackend, bm3d_gegl_backend,
 #include "bm3d.h"
 #include "bm3d-render.h"
 #include "bm3d-gegl-estimate.h"
+
+/* The catalogue of the labels above, bound when GEGL loads the module:
+ * before its class installs them.  */
+static void __attribute__ ((constructor))
+bind_catalogue (void)
+{
+  bindtextdomain (GETTEXT_PACKAGE, PLUGIN_LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+}
 
 G_STATIC_ASSERT ((gint) BM3D_GEGL_NOISE_WHITE
                  == (gint) BM3D_VALUES_NOISE_WHITE);

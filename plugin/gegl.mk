@@ -19,14 +19,15 @@ plugin_bm3d_denoise_gegl_so_SOURCES = \
 	plugin/bm3d-values.c \
 	plugin/bm3d-values.h \
 	plugin/bm3d-intl.h
-plugin_bm3d_denoise_gegl_so_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugin
+plugin_bm3d_denoise_gegl_so_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugin \
+	-DPLUGIN_LOCALEDIR=\"$(localedir)\"
 # Only GEGL's two module entry points are exported; the engine and the
 # static CUDA runtime stay inside, whatever else GIMP loads.
 plugin_bm3d_denoise_gegl_so_CFLAGS = $(AM_CFLAGS) $(GEGL_CFLAGS) -fPIC \
 	-fvisibility=hidden
 plugin_bm3d_denoise_gegl_so_LDFLAGS = -shared -Wl,--no-undefined \
 	-Wl,--exclude-libs,ALL
-plugin_bm3d_denoise_gegl_so_LDADD = gpu/libbm3d-pic.a $(GEGL_LIBS) \
+plugin_bm3d_denoise_gegl_so_LDADD = gpu/libbm3d.a $(GEGL_LIBS) \
 	$(CUDA_LIBS) $(OPENMP_CFLAGS) -lm
 
 # Into the user's own GEGL folder, which GIMP 3 and the `gegl` command
