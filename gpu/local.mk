@@ -8,6 +8,11 @@
 # (at your option) any later version.
 noinst_LIBRARIES += gpu/libbm3d.a
 gpu_libbm3d_a_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS)
+if HAVE_GEGL_OP
+# The GEGL operation, a shared module (plugin/gegl.mk), links this
+# library too; nvcc's objects are position-independent already.
+gpu_libbm3d_a_CFLAGS += -fPIC
+endif
 gpu_libbm3d_a_SOURCES = \
 	gpu/bm3d.h \
 	gpu/bm3d-options.h \

@@ -1,13 +1,9 @@
 # The GEGL operation bm3d:denoise: a module GEGL loads at start (GIMP 3,
 # the `gegl` command), built when configure finds gegl-0.4's development
 # files.  It shares the procedure's pixel path (bm3d-render.c,
-# bm3d-values.c) but no libgimp; the engine is linked in, built a second
-# time as position-independent code, since a shared module needs it.
+# bm3d-values.c) but no libgimp; the engine is linked in, built as
+# position-independent code when this module is (gpu/local.mk).
 if HAVE_GEGL_OP
-noinst_LIBRARIES += gpu/libbm3d-pic.a
-gpu_libbm3d_pic_a_SOURCES = $(gpu_libbm3d_a_SOURCES)
-gpu_libbm3d_pic_a_CFLAGS = $(gpu_libbm3d_a_CFLAGS) -fPIC
-
 geglopdir = $(gegloplugindir)
 geglop_PROGRAMS = plugin/bm3d-denoise-gegl.so
 plugin_bm3d_denoise_gegl_so_SOURCES = \
