@@ -28,7 +28,7 @@ while [ $# -gt 1 ]; do
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
-[ $# -eq 1 ] || { sed -n '2,11p' "$0" >&2; exit 2; }
+[ $# -eq 1 ] || { sed -n '2,/^[^#]/{/^#/p}' "$0" | sed '/Copyright (C)/,/any later version/d' >&2; exit 2; }
 src=$(cd "$(dirname "$0")/.." && pwd)
 . "$src/bench/gimp-bench-lib.sh"
 build_folder "$1"

@@ -49,7 +49,7 @@ while [ $# -gt 1 ]; do
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
-[ $# -eq 1 ] || { sed -n '2,32p' "$0" >&2; exit 2; }
+[ $# -eq 1 ] || { sed -n '2,/^[^#]/{/^#/p}' "$0" | sed '/Copyright (C)/,/any later version/d' >&2; exit 2; }
 build=$(cd "$1" && pwd)
 src=$(cd "$(dirname "$0")/.." && pwd)
 plugin=$build/plugin/bm3d-denoise-gimp

@@ -27,7 +27,7 @@
 set -uo pipefail
 
 if [ $# -lt 2 ]; then
-  sed -n '2,13p' "$0" >&2
+  sed -n '2,/^[^#]/{/^#/p}' "$0" | sed '/Copyright (C)/,/any later version/d; /^#SBATCH/d' >&2
   exit 2
 fi
 archive=${1%/}
