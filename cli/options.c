@@ -316,15 +316,12 @@ parse_seed (const char *text, uint64_t *value)
 static int
 choice_parse (bm3d_option_id id, const char *what, const char *arg)
 {
-  const bm3d_option *option = &bm3d_options[id];
-  int v = bm3d_option_choice_parse (option, arg);
-  char names[200];
+  char error[300];
+  int v = engine_option_choice (id, what, arg, error, sizeof error);
 
-  if (v >= 0)
-    return v;
-  bm3d_option_range_text (option, names, sizeof names);
-  cli_message ("unknown %s '%s' (expected %s)", what, arg, names);
-  return -1;
+  if (v < 0)
+    cli_message ("%s", error);
+  return v;
 }
 
 /* A number the option takes into `*value`, or -1 after saying which
@@ -333,14 +330,12 @@ static int
 number_parse (bm3d_option_id id, const char *what, const char *also,
               const char *arg, double *value)
 {
-  const bm3d_option *option = &bm3d_options[id];
-  char range[200];
+  char error[300];
 
-  if (parse_double (arg, value) == 0 && bm3d_option_accepts (option, *value))
+  if (engine_option_number (id, what, also, arg, value, error,
+                            sizeof error) == 0)
     return 0;
-  bm3d_option_range_text (option, range, sizeof range);
-  cli_message ("invalid %s '%s': expected a number %s%s%s", what, arg,
-               option->min_open ? "" : "from ", range, also);
+  cli_message ("%s", error);
   return -1;
 }
 

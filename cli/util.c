@@ -75,25 +75,44 @@ engine_view (const Image *img)
 
 /* ---- the modes' expert options ----------------------------------------- */
 
-/* A value of the option `id` of the engine's table for `what`, into
- * `*value`; else -1 with the reason in `error`.  */
-static int
-parse_option (bm3d_option_id id, const char *what, const char *text,
-              double *value, char *error, size_t error_len)
+int
+engine_option_number (bm3d_option_id id, const char *what, const char *also,
+                      const char *text, double *value, char *error,
+                      size_t error_len)
 {
   const bm3d_option *option = &bm3d_options[id];
-  char range[100];
+  char range[200];
   char *end;
 
   errno = 0;
   *value = strtod (text, &end);
-  if (end != text && *end == '\0' && errno == 0 && *value != 0.0
+  /* 0, where it stands for the default, is for the engine's callers:
+   * the command asks for a value.  */
+  if (end != text && *end == '\0' && errno == 0
+      && !(*value == 0.0 && option->zero_is_default)
       && bm3d_option_accepts (option, *value))
     return 0;
   bm3d_option_range_text (option, range, sizeof range);
-  snprintf (error, error_len, "invalid %s '%s': expected %s from %s", what,
+  snprintf (error, error_len, "invalid %s '%s': expected %s %s%s%s", what,
             text, option->type == BM3D_OPTION_ODD ? "an odd number"
-                                                  : "a number", range);
+                                                  : "a number",
+            option->min_open ? "" : "from ", range, also);
+  return -1;
+}
+
+int
+engine_option_choice (bm3d_option_id id, const char *what, const char *text,
+                      char *error, size_t error_len)
+{
+  const bm3d_option *option = &bm3d_options[id];
+  int choice = bm3d_option_choice_parse (option, text);
+  char names[200];
+
+  if (choice >= 0)
+    return choice;
+  bm3d_option_range_text (option, names, sizeof names);
+  snprintf (error, error_len, "unknown %s '%s' (expected %s)", what, text,
+            names);
   return -1;
 }
 
@@ -118,39 +137,36 @@ engine_option_set (bm3d_params *params, const char *name, const char *value,
 
   if (strcmp (name, variant->name) == 0)
     {
-      char names[100];
-      int choice = bm3d_option_choice_parse (variant, value);
+      int choice = engine_option_choice (BM3D_OPTION_ISOLINE_VARIANT,
+                                         "isoline variant", value, error,
+                                         error_len);
 
       if (choice < 0)
-        {
-          bm3d_option_range_text (variant, names, sizeof names);
-          snprintf (error, error_len, "unknown isoline variant '%s' "
-                    "(expected %s)", value, names);
-          return -1;
-        }
+        return -1;
       params->isoline.variant = (bm3d_isoline_variant) choice;
       return 1;
     }
   if (strcmp (name, "nlm-patch") == 0)
     {
-      if (parse_option (BM3D_OPTION_NLM_PATCH, "NL-means patch side", value,
-                        &v, error, error_len) < 0)
+      if (engine_option_number (BM3D_OPTION_NLM_PATCH, "NL-means patch side",
+                                "", value, &v, error, error_len) < 0)
         return -1;
       params->nlm.patch = (int) v;
       return 1;
     }
   if (strcmp (name, "nlm-search") == 0)
     {
-      if (parse_option (BM3D_OPTION_NLM_SEARCH, "NL-means search window",
-                        value, &v, error, error_len) < 0)
+      if (engine_option_number (BM3D_OPTION_NLM_SEARCH,
+                                "NL-means search window", "", value, &v,
+                                error, error_len) < 0)
         return -1;
       params->nlm.search = (int) v;
       return 1;
     }
   if (strcmp (name, "nlm-h") == 0)
     {
-      if (parse_option (BM3D_OPTION_NLM_H, "NL-means h", value, &v, error,
-                        error_len) < 0)
+      if (engine_option_number (BM3D_OPTION_NLM_H, "NL-means h", "", value,
+                                &v, error, error_len) < 0)
         return -1;
       params->nlm.h = (float) v;
       return 1;

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "bm3d.h"
+#include "bm3d-options.h"
 #include "image_io.h"
 
 /* SplitMix64: fixed integer arithmetic, so a seed gives the same stream
@@ -37,6 +38,18 @@ double     psnr_of_squared_error (double squared_error, size_t samples);
  * with a one-line reason in `error` for a bad value.  */
 int        engine_option_set     (bm3d_params *params, const char *name,
                                   const char *value, char *error,
+                                  size_t error_len);
+
+/* `text` as a value of the table of options' row `id` (bm3d-options.h)
+ * for `what`: a number into `*value`, or a choice's value returned;
+ * else -1 with a one-line reason in `error` that names the row's range
+ * (and `also`, what else the caller takes).  */
+int        engine_option_number  (bm3d_option_id id, const char *what,
+                                  const char *also, const char *text,
+                                  double *value, char *error,
+                                  size_t error_len);
+int        engine_option_choice  (bm3d_option_id id, const char *what,
+                                  const char *text, char *error,
                                   size_t error_len);
 
 /* Does the option `name` (as above) take a value?  */
