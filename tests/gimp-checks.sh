@@ -403,6 +403,28 @@ dialog_setup ()
   geometry=512x512x3xu8
 }
 
+# layout_exprs ARGS: onto exprs, t-denoise of every layout and precision
+# of $layouts and $precisions, whole and in the selection $sel_*, with
+# the procedure's arguments ARGS after the sigma; check_layouts reads
+# their results.
+layout_exprs ()
+{
+  local layout precision p in
+  for layout in $layouts; do
+    for precision in $precisions; do
+      eval "p=\$$precision"
+      in="$work/noisy-$layout.png"
+      exprs+=("(t-denoise \"$in\" $p #f RUN-NONINTERACTIVE $sigma $1
+                \"$work/$layout-$precision-before.raw\"
+                \"$work/$layout-$precision-after.raw\")")
+      exprs+=("(t-denoise \"$in\" $p '($sel_x $sel_y $sel_w $sel_h)
+                RUN-NONINTERACTIVE $sigma $1
+                \"$work/$layout-$precision-sel-before.raw\"
+                \"$work/$layout-$precision-sel-after.raw\")")
+    done
+  done
+}
+
 # The procedure on every layout and precision (tests/gimp-procedure.sh,
 # tests/gimp3-procedure.sh): RGB, RGBA, gray and gray+alpha at 8-bit,
 # 16-bit and float (perceptual), each whole and with a selection, then
@@ -417,19 +439,7 @@ procedure_exprs ()
   # A rectangle that touches no image edge and no multiple of 8.
   sel_x=37 sel_y=21 sel_w=50 sel_h=61
   exprs=()
-  for layout in $layouts; do
-    for precision in $precisions; do
-      eval "p=\$$precision"
-      in="$work/noisy-$layout.png"
-      exprs+=("(t-denoise \"$in\" $p #f RUN-NONINTERACTIVE $sigma $bm3d_auto
-                \"$work/$layout-$precision-before.raw\"
-                \"$work/$layout-$precision-after.raw\")")
-      exprs+=("(t-denoise \"$in\" $p '($sel_x $sel_y $sel_w $sel_h)
-                RUN-NONINTERACTIVE $sigma $bm3d_auto
-                \"$work/$layout-$precision-sel-before.raw\"
-                \"$work/$layout-$precision-sel-after.raw\")")
-    done
-  done
+  layout_exprs "$bm3d_auto"
   # Linear light: GIMP converts to the perceptual encoding for the engine
   # and back; measured after converting the result to perceptual float.
   exprs+=("(t-denoise-convert \"$work/noisy-rgba.png\" $f32_linear
@@ -442,36 +452,28 @@ procedure_exprs ()
             \"$work/layer-before.raw\" \"$work/layer-after.raw\")")
 }
 
-# check_procedure_results LOG [exact-u8]: every result as good as the
-# command's on the same noisy input (with exact-u8, the 8-bit results
-# are the command's pixels), alpha bit-exact, every pixel outside a
-# selection bit-exact.
-check_procedure_results ()
+# check_layouts LOG PREFIX [exact-u8]: layout_exprs' results, in its
+# order from the caller's k on: each as good as the command's
+# ($reference_rgb, $reference_gray; with exact-u8 the 8-bit results are
+# the command's pixels), alpha bit-exact, every pixel outside the
+# selection bit-exact; PREFIX begins each check's name.
+check_layouts ()
 {
-  local log=$1 exact=${2:-} base reference reference_rgb reference_gray
-  local layout precision c geometry name k psnr same
-  for base in rgb gray; do
-    reference=$(command_psnr "$base" "$sigma" 0) || reference=
-    check "the command denoised noisy-$base.png (PSNR ${reference:-?} dB)" \
-      test -n "$reference"
-    eval "reference_$base=\${reference:-999}"
-  done
-
-  k=0
+  local layout precision c geometry name psnr same reference
   for layout in $layouts; do
     eval "reference=\$reference_${layout%a}"
     c=$(channels_of "$layout")
     for precision in $precisions; do
       geometry=128x128x${c}x$precision
-      name="$layout $precision"
+      name="$2$layout $precision"
 
       k=$((k + 1))
-      check "$name: the procedure succeeded" is_ok "$log" $k
+      check "$name: the procedure succeeded" is_ok "$1" $k
       psnr=$("$pixels" psnr "$work/clean-$layout.png" \
                "$work/$layout-$precision-after.raw" "$geometry" 2>&1)
       check "$name: PSNR $psnr dB >= the command's $reference dB - 0.05" \
         at_least "$psnr" "$(awk -v r="$reference" 'BEGIN { print r - 0.05 }')"
-      if test "$exact" = exact-u8 && test "$precision" = u8; then
+      if test "${3:-}" = exact-u8 && test "$precision" = u8; then
         same=$("$pixels" psnr "$work/command-${layout%a}-$sigma-0.png" \
                  "$work/$layout-$precision-after.raw" "$geometry" 2>&1)
         check "$name: the command's pixels exactly (PSNR $same)" \
@@ -485,13 +487,32 @@ check_procedure_results ()
       esac
 
       k=$((k + 1))
-      check "$name, selection: the procedure succeeded" is_ok "$log" $k
+      check "$name, selection: the procedure succeeded" is_ok "$1" $k
       check "$name, selection: pixels outside bit-exact, inside changed" \
         "$pixels" same-outside "$work/$layout-$precision-sel-before.raw" \
         "$work/$layout-$precision-sel-after.raw" "$geometry" \
         $sel_x $sel_y $sel_w $sel_h
     done
   done
+}
+
+# check_procedure_results LOG [exact-u8]: every result as good as the
+# command's on the same noisy input (with exact-u8, the 8-bit results
+# are the command's pixels), alpha bit-exact, every pixel outside a
+# selection bit-exact.
+check_procedure_results ()
+{
+  local log=$1 exact=${2:-} base reference reference_rgb reference_gray
+  local k psnr
+  for base in rgb gray; do
+    reference=$(command_psnr "$base" "$sigma" 0) || reference=
+    check "the command denoised noisy-$base.png (PSNR ${reference:-?} dB)" \
+      test -n "$reference"
+    eval "reference_$base=\${reference:-999}"
+  done
+
+  k=0
+  check_layouts "$log" "" "$exact"
 
   k=$((k + 1))
   check "rgba float linear: the procedure succeeded" is_ok "$log" $k

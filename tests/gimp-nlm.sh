@@ -38,19 +38,7 @@ nlm_reference ()
 }
 
 exprs=()
-for layout in $layouts; do
-  for precision in $precisions; do
-    eval "p=\$$precision"
-    in="$work/noisy-$layout.png"
-    exprs+=("(t-denoise \"$in\" $p #f RUN-NONINTERACTIVE $sigma 2 0
-              \"$work/$layout-$precision-before.raw\"
-              \"$work/$layout-$precision-after.raw\")")
-    exprs+=("(t-denoise \"$in\" $p '($sel_x $sel_y $sel_w $sel_h)
-              RUN-NONINTERACTIVE $sigma 2 0
-              \"$work/$layout-$precision-sel-before.raw\"
-              \"$work/$layout-$precision-sel-after.raw\")")
-  done
-done
+layout_exprs "2 0"
 # One piece, on the CPU (strips are compared with it bit for bit).
 exprs+=("(t-denoise \"$work/noisy-tall.png\" PRECISION-U8-GAMMA #f
           RUN-NONINTERACTIVE $sigma 2 1 #f \"$work/whole-after.raw\")")
@@ -82,34 +70,7 @@ done
 noisy_rgb=$("$pixels" psnr "$work/clean-rgb.png" "$work/noisy-rgb.png" 2>&1)
 
 k=0
-for layout in $layouts; do
-  eval "reference=\$reference_${layout%a}"
-  c=$(channels_of "$layout")
-  for precision in $precisions; do
-    geometry=128x128x${c}x$precision
-    name="mode 2, $layout $precision"
-
-    k=$((k + 1))
-    check "$name: the procedure succeeded" is_ok "$log" $k
-    psnr=$("$pixels" psnr "$work/clean-$layout.png" \
-             "$work/$layout-$precision-after.raw" "$geometry" 2>&1)
-    check "$name: PSNR $psnr dB >= the command's $reference dB - 0.05" \
-      at_least "$psnr" "$(awk -v r="$reference" 'BEGIN { print r - 0.05 }')"
-    case $layout in
-      *a)
-        check "$name: alpha bit-exact" "$pixels" same-alpha \
-          "$work/$layout-$precision-before.raw" \
-          "$work/$layout-$precision-after.raw" "$geometry" ;;
-    esac
-
-    k=$((k + 1))
-    check "$name, selection: the procedure succeeded" is_ok "$log" $k
-    check "$name, selection: pixels outside bit-exact, inside changed" \
-      "$pixels" same-outside "$work/$layout-$precision-sel-before.raw" \
-      "$work/$layout-$precision-sel-after.raw" "$geometry" \
-      $sel_x $sel_y $sel_w $sel_h
-  done
-done
+check_layouts "$log" "mode 2, "
 check "mode 2, rgb: the denoised image is clearly better than the noisy one ($reference_rgb > $noisy_rgb + 5 dB)" \
   at_least "$reference_rgb" "$(awk -v r="$noisy_rgb" 'BEGIN { print r + 5 }')"
 
