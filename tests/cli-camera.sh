@@ -76,19 +76,28 @@ head -c 1500 "$o/p.txt" >"$o/cut.txt"
 awk '!done && /^[-0-9]/ { sub(/^[^ ]*/, "nan"); done = 1 } { print }' \
   "$o/p.txt" >"$o/nan.txt"
 : >"$o/empty.txt"
-for bad in version garbage cut nan empty missing; do
-  rm -f "$o/out.png" "$o/saved.txt"
-  run "$cmd" --noise-profile "$o/$bad.txt" --save-noise-profile \
-    "$o/saved.txt" "$o/noisy.png" "$o/out.png"
-  if [ "$rc" -eq 1 ] && one_line_error 'noise profile' \
-     && [ ! -e "$o/out.png" ] && [ ! -e "$o/saved.txt" ]; then
-    ok "malformed profile ($bad): exit 1, one line, nothing written"
-  else
-    not_ok "malformed profile ($bad): exit 1, one line, nothing written"
-    echo "# exit status $rc"
-    sed 's/^/#   /' "$work/run.err"
-  fi
-done
+# refused_profiles LABEL INPUT PATTERN NAME...: each $o/NAME.txt given
+# for INPUT is refused: exit 1, one line matching PATTERN, no result
+# and no profile written.
+refused_profiles () {
+  local label=$1 input=$2 pattern=$3 bad
+  shift 3
+  for bad; do
+    rm -f "$o/out.png" "$o/saved.txt"
+    run "$cmd" --noise-profile "$o/$bad.txt" --save-noise-profile \
+      "$o/saved.txt" "$input" "$o/out.png"
+    if [ "$rc" -eq 1 ] && one_line_error "$pattern" \
+       && [ ! -e "$o/out.png" ] && [ ! -e "$o/saved.txt" ]; then
+      ok "$label ($bad): exit 1, one line, nothing written"
+    else
+      not_ok "$label ($bad): exit 1, one line, nothing written"
+      echo "# exit status $rc"
+      sed 's/^/#   /' "$work/run.err"
+    fi
+  done
+}
+refused_profiles "malformed profile" "$o/noisy.png" 'noise profile' \
+  version garbage cut nan empty missing
 # A gray profile (a valid file: one plane) for a colour photo.
 awk '/^channels 3$/ { print "channels 1"; next } /^plane 1$/ { exit } { print }' \
   "$o/p.txt" >"$o/gray1.txt"
@@ -148,19 +157,8 @@ awk 'f { $NF = ""; f = 0 } /^nlf 1$/ { f = 1 } { print }' "$o/dark.txt" \
   >"$o/shortnlf.txt"
 awk 'f { $1 = "-1"; f = 0 } /^nlf 2$/ { f = 1 } { print }' "$o/dark.txt" \
   >"$o/negnlf.txt"
-for bad in nonlf shortnlf negnlf; do
-  rm -f "$o/out.png" "$o/saved.txt"
-  run "$cmd" --noise-profile "$o/$bad.txt" --save-noise-profile \
-    "$o/saved.txt" "$dark" "$o/out.png"
-  if [ "$rc" -eq 1 ] && one_line_error 'noise profile|nlf|level function' \
-     && [ ! -e "$o/out.png" ] && [ ! -e "$o/saved.txt" ]; then
-    ok "malformed version 2 profile ($bad): exit 1, one line, nothing written"
-  else
-    not_ok "malformed version 2 profile ($bad): exit 1, one line, nothing written"
-    echo "# exit status $rc"
-    sed 's/^/#   /' "$work/run.err"
-  fi
-done
+refused_profiles "malformed version 2 profile" "$dark" \
+  'noise profile|nlf|level function' nonlf shortnlf negnlf
 
 # ---- nothing to measure: said, not silent ------------------------------
 { printf 'P5\n64 64\n255\n'; head -c 4096 /dev/zero; } >"$o/black.pgm"
