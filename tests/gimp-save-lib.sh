@@ -58,10 +58,17 @@ flevel_of ()
   fi
 }
 
-# fact FILE KEY: one line of gimp-saved.py's description of FILE.
+# fact FILE KEY: one line of gimp-saved.py's description of FILE,
+# described once for each state of the file (its name, inode, time and size).
 fact ()
 {
-  $saved describe "$1" | sed -n "s/^$2 //p"
+  local kept
+  kept=$work/facts/$(stat -c '%n %i %.9Y %s' "$1" 2>/dev/null | cksum | tr ' ' -)
+  if ! test -f "$kept"; then
+    mkdir -p "$work/facts"
+    $saved describe "$1" > "$kept.new" && mv "$kept.new" "$kept"
+  fi
+  sed -n "s/^$2 //p" "$kept" 2>/dev/null
 }
 
 # same_fact KEY IN OUT: OUT has IN's KEY.
