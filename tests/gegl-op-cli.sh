@@ -44,18 +44,12 @@ compare_noise ()
   check "$noise noise: bm3d-denoise runs" \
     "$BM3D_DENOISE" -b cpu --noise="$noise" "$work/noisy.png" \
     "$work/cmd-$noise.png"
-  op=$("$BM3D_DENOISE" --compare "$data/astronaut.png" "$work/op-$noise.png")
-  op=${op% dB}
-  cmd=$("$BM3D_DENOISE" --compare "$data/astronaut.png" \
-        "$work/cmd-$noise.png")
-  cmd=${cmd% dB}
-  between=$("$BM3D_DENOISE" --compare "$work/cmd-$noise.png" \
-            "$work/op-$noise.png")
-  between=${between% dB}
+  op=$(psnr "$data/astronaut.png" "$work/op-$noise.png")
+  cmd=$(psnr "$data/astronaut.png" "$work/cmd-$noise.png")
+  between=$(psnr "$work/cmd-$noise.png" "$work/op-$noise.png")
   echo "# $noise: PSNR operation $op dB, command $cmd dB, between $between dB"
   check "$noise noise: PSNR $op dB within 0.05 dB of the command's $cmd dB" \
-    awk -v a="$op" -v b="$cmd" \
-      'BEGIN { d = a - b; exit !(d <= 0.05 && d >= -0.05) }'
+    is_near "$op" "$cmd" 0.05
   # 8-bit rounding alone leaves about 59 dB between two results.
   check "$noise noise: the two results agree ($between dB >= 50 dB)" \
     at_least "$between" 50
