@@ -30,7 +30,6 @@
 
 #include "bm3d-intl.h"
 #include "bm3d-values.h"
-#include "bm3d-dialog.h"
 #include "bm3d-filter.h"
 
 #define BM3D_FILTER_ERROR (g_quark_from_static_string ("bm3d-filter-error"))
@@ -52,7 +51,7 @@ bm3d_filter_add_arguments (GimpProcedure *procedure)
     TRUE, G_PARAM_READWRITE);
 }
 
-void
+gboolean
 bm3d_filter_offer (GimpProcedureConfig *config,
                    gboolean            *keep_editable)
 {
@@ -61,7 +60,7 @@ bm3d_filter_offer (GimpProcedureConfig *config,
 
   g_object_get (config, "keep-editable-dialog", &last, NULL);
   *keep_editable = last && available;
-  bm3d_dialog_offer_keep_editable (available ? keep_editable : NULL);
+  return available;
 }
 
 void

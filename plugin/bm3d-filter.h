@@ -29,10 +29,9 @@
  * dialog's own choice, an auxiliary argument that starts on.  */
 void      bm3d_filter_add_arguments (GimpProcedure       *procedure);
 
-/* Before the dialog: offers it the choice where GIMP has the operation,
- * starting from the dialog's last choice; `*keep_editable` follows the
- * user's.  */
-void      bm3d_filter_offer         (GimpProcedureConfig *config,
+/* Before the dialog: whether to offer it the choice (GIMP has the
+ * operation), with `*keep_editable` the dialog's last choice there.  */
+gboolean  bm3d_filter_offer         (GimpProcedureConfig *config,
                                      gboolean            *keep_editable);
 
 /* After the dialog's OK: the choice into the config GIMP saves.  */

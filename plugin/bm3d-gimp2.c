@@ -563,7 +563,7 @@ run (const gchar      *name,
       g_clear_error (&error);
     }
   else if (run_mode == GIMP_RUN_INTERACTIVE
-           && ! bm3d_dialog_run (drawable_id, &vals))
+           && ! bm3d_dialog_run (drawable_id, &vals, NULL))
     {
       values[0].data.d_status = GIMP_PDB_CANCEL;
       return;

@@ -413,8 +413,9 @@ bm3d_run (GimpProcedure        *procedure,
     {
       /* The preview's first tile then finds the device started.  */
       bm3d_run_warm_up (&vals);
-      bm3d_filter_offer (config, &keep_editable);
-      if (! bm3d_dialog_run (drawable, &vals))
+      if (! bm3d_dialog_run (drawable, &vals,
+                             bm3d_filter_offer (config, &keep_editable)
+                             ? &keep_editable : NULL))
         return gimp_procedure_new_return_values (procedure, GIMP_PDB_CANCEL,
                                                  NULL);
       values_to_config (&vals, config);

@@ -96,6 +96,7 @@ struct _Dialog
 {
   Bm3dDrawable    drawable;
   Bm3dValues     *values;
+  gboolean       *keep_editable;   /* NULL: not offered */
   Bm3dLayout      layout;
   GeglRectangle   bounds;       /* the drawable's extent             */
   GeglRectangle   selection;    /* the area the final run changes    */

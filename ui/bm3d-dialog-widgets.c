@@ -588,17 +588,6 @@ noise_widgets_new (Dialog    *d,
                     G_CALLBACK (dialog_chroma_strength_changed), d);
 }
 
-/* The choice bm3d_dialog_offer_keep_editable () asks for, when it did
- * (GIMP 3 with the GEGL operation installed): one dialog per plug-in
- * run.  */
-static gboolean *keep_editable_choice = NULL;
-
-void
-bm3d_dialog_offer_keep_editable (gboolean *keep_editable)
-{
-  keep_editable_choice = keep_editable;
-}
-
 static void
 keep_editable_toggled (GtkToggleButton *toggle,
                        gboolean        *keep_editable)
@@ -606,19 +595,21 @@ keep_editable_toggled (GtkToggleButton *toggle,
   *keep_editable = gtk_toggle_button_get_active (toggle);
 }
 
+/* The Keep editable choice, when the caller offers it.  */
 static void
-keep_editable_new (GtkWidget *table,
+keep_editable_new (Dialog    *d,
+                   GtkWidget *table,
                    gint       row)
 {
   GtkWidget *toggle;
 
-  if (! keep_editable_choice)
+  if (! d->keep_editable)
     return;
   toggle = gtk_check_button_new_with_mnemonic (_("_Keep editable"));
   gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (toggle),
-                                *keep_editable_choice);
+                                *d->keep_editable);
   g_signal_connect (toggle, "toggled", G_CALLBACK (keep_editable_toggled),
-                    keep_editable_choice);
+                    d->keep_editable);
   gimp_help_set_help_data (toggle,
                            _("Add BM3D to the layer as a non-destructive "
                              "filter: it stays editable from the layer's "
@@ -673,7 +664,7 @@ run_widgets_new (Dialog    *d,
                              "with the fastest mode available, and with "
                              "the chosen mode once it rests."), NULL);
   dialog_grid_attach (table, d->fast_toggle, 0, 6, 4, TRUE);
-  keep_editable_new (table, 7);
+  keep_editable_new (d, table, 7);
 }
 
 /* The preview and its status on the left, the controls on the right:

@@ -855,7 +855,8 @@ reset_all (Dialog *d)
 
 gboolean
 bm3d_dialog_run (Bm3dDrawable  drawable,
-                 Bm3dValues   *values)
+                 Bm3dValues   *values,
+                 gboolean     *keep_editable)
 {
   Dialog      d;
   gint        response;
@@ -863,6 +864,7 @@ bm3d_dialog_run (Bm3dDrawable  drawable,
   memset (&d, 0, sizeof d);
   d.drawable = drawable;
   d.values = values;
+  d.keep_editable = keep_editable;
 
   /* NL-means may run as the chosen mode or as the fast preview.  */
   bm3d_layout_for (drawable, TRUE, &d.layout);

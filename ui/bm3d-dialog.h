@@ -24,14 +24,14 @@
  * Environment, for tests and benchmarks: BM3D_DIALOG_LOG=FILE appends
  * timestamped events (requests, tiles drawn with their latency, main
  * loop stalls, widget geometry); BM3D_DIALOG_TILE=FILE receives every
- * tile drawn (a text header, then the 8-bit pixels).  */
+ * tile drawn (a text header, then the 8-bit pixels).
+ *
+ * `keep_editable` (GIMP 3, where the GEGL operation is installed)
+ * offers the choice "Keep editable": the settings as a non-destructive
+ * filter on the layer rather than baked pixels, starting from and
+ * written back to `*keep_editable`; NULL offers none.  */
 gboolean bm3d_dialog_run (Bm3dDrawable  drawable,
-                          Bm3dValues   *values);
-
-/* GIMP 3: offers the choice "Keep editable" (the settings as a
- * non-destructive filter on the layer rather than baked pixels) in the
- * next bm3d_dialog_run (), starting from and writing back to
- * `*keep_editable`; NULL offers none.  */
-void     bm3d_dialog_offer_keep_editable (gboolean *keep_editable);
+                          Bm3dValues   *values,
+                          gboolean     *keep_editable);
 
 #endif /* BM3D_DIALOG_H */
