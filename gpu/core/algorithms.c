@@ -17,29 +17,23 @@
 
 #include <math.h>
 
-/* Is `v` 0 (the default) or within lo..hi?  Refuses with a message.  */
+/* Is `v` 0 (the default) or a value the table of options' row `id`
+ * takes?  Refuses with a message that says which rule it breaks.  */
 static int
-option_ok (bm3d_job *job, const char *name, double v, double lo, double hi)
+option_ok (bm3d_job *job, bm3d_option_id id, const char *name, double v)
 {
-  if (v == 0.0 || (isfinite (v) && v >= lo && v <= hi))
-    return 1;
-  bm3d_job_message (job, "%s must be from %g to %g (or 0 for the default; "
-                    "got %g)", name, lo, hi, v);
-  return 0;
-}
+  const bm3d_option *option = &bm3d_options[id];
 
-/* An option's range from the table of options (bm3d-options.h).  */
-#define RANGE(id) bm3d_options[BM3D_OPTION_##id].min, \
-                  bm3d_options[BM3D_OPTION_##id].max
-
-static int
-odd_option_ok (bm3d_job *job, const char *name, int v, int lo, int hi)
-{
-  if (!option_ok (job, name, v, lo, hi))
-    return 0;
-  if (v == 0 || v % 2 == 1)
+  if (bm3d_option_accepts (option, v))
     return 1;
-  bm3d_job_message (job, "%s must be odd (got %d)", name, v);
+  if (!isfinite (v) || v < option->min || v > option->max)
+    bm3d_job_message (job, "%s must be from %g to %g (or 0 for the default; "
+                      "got %g)", name, option->min, option->max, v);
+  else if (option->type == BM3D_OPTION_ODD)
+    bm3d_job_message (job, "%s must be odd (got %d)", name, (int) v);
+  else
+    bm3d_job_message (job, "group sizes must be powers of two (got %d)",
+                      (int) v);
   return 0;
 }
 
@@ -57,23 +51,16 @@ setup_bm3d (bm3d_job *job)
   bm3d_phase_profile *phase[2] = { &p->hard, &p->wiener };
   const int group[2] = { o->group_max_hard, o->group_max_wiener };
 
-  if (!odd_option_ok (job, "search window", o->search, RANGE (SEARCH))
-      || !option_ok (job, "hard-threshold group size", o->group_max_hard,
-                     RANGE (GROUP_MAX_HARD))
-      || !option_ok (job, "Wiener group size", o->group_max_wiener,
-                     RANGE (GROUP_MAX_WIENER))
-      || !option_ok (job, "reference step", o->step, RANGE (STEP))
-      || !option_ok (job, "lambda_3d", o->lambda_3d, RANGE (LAMBDA_3D))
-      || !option_ok (job, "chroma sigma scale", o->chroma_scale,
-                     RANGE (CHROMA_SCALE)))
+  if (!option_ok (job, BM3D_OPTION_SEARCH, "search window", o->search)
+      || !option_ok (job, BM3D_OPTION_GROUP_MAX_HARD,
+                     "hard-threshold group size", o->group_max_hard)
+      || !option_ok (job, BM3D_OPTION_GROUP_MAX_WIENER, "Wiener group size",
+                     o->group_max_wiener)
+      || !option_ok (job, BM3D_OPTION_STEP, "reference step", o->step)
+      || !option_ok (job, BM3D_OPTION_LAMBDA_3D, "lambda_3d", o->lambda_3d)
+      || !option_ok (job, BM3D_OPTION_CHROMA_SCALE, "chroma sigma scale",
+                     o->chroma_scale))
     return BM3D_ERR_INVALID_ARGUMENT;
-  for (int i = 0; i < 2; i++)
-    if (group[i] && bm3d_pow2_floor (group[i]) != group[i])
-      {
-        bm3d_job_message (job, "group sizes must be powers of two (got %d)",
-                          group[i]);
-        return BM3D_ERR_INVALID_ARGUMENT;
-      }
 
   bm3d_profile_for_sigma (job->white_sigma, p);
   for (int i = 0; i < 2; i++)
@@ -108,11 +95,11 @@ setup_nlm (bm3d_job *job)
   const bm3d_nlm_options *o = &job->params->nlm;
   bm3d_nlm_profile *p = &job->nlm;
 
-  if (!odd_option_ok (job, "NL-means patch size", o->patch,
-                         RANGE (NLM_PATCH))
-      || !odd_option_ok (job, "NL-means search window", o->search,
-                         RANGE (NLM_SEARCH))
-      || !option_ok (job, "NL-means h", o->h, RANGE (NLM_H)))
+  if (!option_ok (job, BM3D_OPTION_NLM_PATCH, "NL-means patch size",
+                  o->patch)
+      || !option_ok (job, BM3D_OPTION_NLM_SEARCH, "NL-means search window",
+                     o->search)
+      || !option_ok (job, BM3D_OPTION_NLM_H, "NL-means h", o->h))
     return BM3D_ERR_INVALID_ARGUMENT;
   bm3d_nlm_profile_for_sigma (job->white_sigma, job->channels, p);
   if (o->patch)
@@ -140,13 +127,14 @@ setup_isoline (bm3d_job *job)
       bm3d_job_message (job, "unknown isoline variant %d", (int) o->variant);
       return BM3D_ERR_INVALID_ARGUMENT;
     }
-  if (!option_ok (job, "isoline length", o->length_max,
-                     RANGE (ISOLINE_LENGTH))
-      || !option_ok (job, "isoline segment", o->segment,
-                     RANGE (ISOLINE_SEGMENT))
-      || !option_ok (job, "isoline T_max", o->t_max, RANGE (ISOLINE_T_MAX))
-      || !option_ok (job, "isoline T2_max", o->t2_max,
-                     RANGE (ISOLINE_T2_MAX)))
+  if (!option_ok (job, BM3D_OPTION_ISOLINE_LENGTH, "isoline length",
+                  o->length_max)
+      || !option_ok (job, BM3D_OPTION_ISOLINE_SEGMENT, "isoline segment",
+                     o->segment)
+      || !option_ok (job, BM3D_OPTION_ISOLINE_T_MAX, "isoline T_max",
+                     o->t_max)
+      || !option_ok (job, BM3D_OPTION_ISOLINE_T2_MAX, "isoline T2_max",
+                     o->t2_max))
     return BM3D_ERR_INVALID_ARGUMENT;
   bm3d_isoline_profile_for_sigma (job->white_sigma, p);
   p->variant = o->variant;

@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "engine.h"
+#include "bm3d-options.h"
 
 #include <math.h>
 #include <string.h>
@@ -58,15 +59,16 @@ bm3d_check_image (const bm3d_image *img, const char *what, bm3d_job *job)
   return BM3D_OK;
 }
 
+/* A strength the table of options' row `id` takes, or 0 (as 1).  */
 static int
-strength_ok (bm3d_job *job, const char *name, float v)
+strength_ok (bm3d_job *job, bm3d_option_id id, const char *name, float v)
 {
-  if (v == 0.0f || (isfinite (v) && v >= BM3D_STRENGTH_MIN
-                    && v <= BM3D_STRENGTH_MAX))
+  const bm3d_option *option = &bm3d_options[id];
+
+  if (v == 0.0f || bm3d_option_accepts (option, v))
     return 1;
   bm3d_job_message (job, "%s must be from %g to %g (got %g)", name,
-                    (double) BM3D_STRENGTH_MIN, (double) BM3D_STRENGTH_MAX,
-                    (double) v);
+                    option->min, option->max, (double) v);
   return 0;
 }
 
@@ -93,8 +95,9 @@ bm3d_check_noise (const bm3d_params *params, int colour, bm3d_job *job)
       bm3d_job_message (job, "unknown noise model %d", (int) params->noise);
       return BM3D_ERR_INVALID_ARGUMENT;
     }
-  if (!strength_ok (job, "strength", params->strength)
-      || !strength_ok (job, "chroma strength", params->chroma_strength))
+  if (!strength_ok (job, BM3D_OPTION_STRENGTH, "strength", params->strength)
+      || !strength_ok (job, BM3D_OPTION_CHROMA_STRENGTH, "chroma strength",
+                       params->chroma_strength))
     return BM3D_ERR_INVALID_ARGUMENT;
   if (params->profile)
     {
