@@ -112,11 +112,19 @@ property_enum (backend, _("Backend"), Bm3dGeglBackend, bm3d_gegl_backend,
 #include "bm3d-gegl-estimate.h"
 
 /* The catalogue of the labels above, bound when GEGL loads the module:
- * before its class installs them.  */
+ * before its class installs them.  Only where the host has not bound it:
+ * the plug-in loads GEGL's modules too, after binding the catalogue it
+ * was told to use (BM3D_DENOISE_LOCALEDIR, GIMP 3's plug-in folder),
+ * and keeps that choice.  An unbound domain answers the default folder,
+ * which a domain never bound here stands for.  */
 static void __attribute__ ((constructor))
 bind_catalogue (void)
 {
-  bindtextdomain (GETTEXT_PACKAGE, PLUGIN_LOCALEDIR);
+  const char *ours  = bindtextdomain (GETTEXT_PACKAGE, NULL);
+  const char *fresh = bindtextdomain (GETTEXT_PACKAGE "-unbound", NULL);
+
+  if (! ours || ! fresh || strcmp (ours, fresh) == 0)
+    bindtextdomain (GETTEXT_PACKAGE, PLUGIN_LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
 }
 

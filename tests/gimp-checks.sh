@@ -108,8 +108,11 @@ setup_gimp ()
     echo "# test files kept in $work"
   fi
 
+  # The user's data folder, where GEGL finds modules at start, is the
+  # test's own: a bm3d:denoise the machine's user installed stays out.
+  export XDG_DATA_HOME=$work/data
   plugdir=$work/install/plug-ins/bm3d-denoise-gimp
-  mkdir -p "$plugdir" "$work/install/scripts"
+  mkdir -p "$plugdir" "$work/install/scripts" "$XDG_DATA_HOME"
   cp "$plugin" "$plugdir/bm3d-denoise-gimp"
   chmod 755 "$plugdir/bm3d-denoise-gimp"
   install_extras "$plugdir"

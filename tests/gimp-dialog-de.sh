@@ -3,7 +3,10 @@
 # is named "BM3D-Entrauschen", the translated title, found with
 # xdotool.  The window is then closed (Escape, as the window manager's
 # close does) while the first preview renders: no crash, the image
-# unchanged.  Skipped without xvfb-run, xdotool and dbus-run-session.
+# unchanged.  Where the GEGL operation is built, it is installed as a
+# user's would be: the plug-in loads GEGL's modules too, and the module
+# must not take the plug-in's catalogue away.  Skipped without xvfb-run,
+# xdotool and dbus-run-session.
 #
 # Copyright (C) 2026 The BM3D Denoise for GIMP authors
 #
@@ -58,6 +61,12 @@ catalogue=$top_builddir/po/de.gmo
 test -f "$catalogue" || catalogue=$top_srcdir/po/de.gmo
 test -f "$catalogue" || skip_all "po/de.gmo not built"
 setup_gimp
+
+module=$top_builddir/plugin/bm3d-denoise-gegl.so
+if test -f "$module"; then
+  mkdir -p "$XDG_DATA_HOME/gegl-0.4/plug-ins"
+  cp "$module" "$XDG_DATA_HOME/gegl-0.4/plug-ins/"
+fi
 
 # The uninstalled catalogue, where the plug-in is told to look.
 mkdir -p "$work/locale/de/LC_MESSAGES"
