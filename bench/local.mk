@@ -9,19 +9,22 @@
 noinst_PROGRAMS += bench/bm3d-bench bench/bm3d-quality bench/bm3d-isoline-quality
 
 bench_bm3d_bench_SOURCES = bench/bm3d-bench.c cli/util.c cli/util.h
-bench_bm3d_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+bench_bm3d_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli \
+	-I$(top_srcdir)/imageio
 bench_bm3d_bench_CFLAGS = $(AM_CFLAGS)
 bench_bm3d_bench_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
 
 bench_bm3d_quality_SOURCES = bench/quality.c cli/util.c cli/util.h
-bench_bm3d_quality_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+bench_bm3d_quality_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli \
+	-I$(top_srcdir)/imageio
 bench_bm3d_quality_CFLAGS = $(AM_CFLAGS)
 bench_bm3d_quality_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
 bench_bm3d_isoline_quality_SOURCES = bench/isoline_quality.c cli/util.c \
 	cli/util.h
-bench_bm3d_isoline_quality_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+bench_bm3d_isoline_quality_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli \
+	-I$(top_srcdir)/imageio
 bench_bm3d_isoline_quality_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
 EXTRA_DIST += bench/transform-bench.cu
@@ -49,7 +52,8 @@ EXTRA_DIST += bench/quality.sh bench/bm3d_reference.py \
 # Photos for bench/batch-bench.sh, and the file writers' speed.
 noinst_PROGRAMS += bench/bm3d-batch-photos
 bench_bm3d_batch_photos_SOURCES = bench/batch-photos.c cli/util.c cli/util.h
-bench_bm3d_batch_photos_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+bench_bm3d_batch_photos_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli \
+	-I$(top_srcdir)/imageio
 bench_bm3d_batch_photos_LDADD = $(IMAGE_IO_LIBS) gpu/libbm3d.a $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
 EXTRA_DIST += bench/batch-bench.sh bench/camera-sweep.sh bench/user-wait.sh \
@@ -58,7 +62,8 @@ EXTRA_DIST += bench/batch-bench.sh bench/camera-sweep.sh bench/user-wait.sh \
 # The engine call of the dialog's preview, per mode and backend (no GIMP).
 noinst_PROGRAMS += bench/bm3d-preview-bench
 bench_bm3d_preview_bench_SOURCES = bench/preview-bench.c cli/util.c cli/util.h
-bench_bm3d_preview_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+bench_bm3d_preview_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli \
+	-I$(top_srcdir)/imageio
 bench_bm3d_preview_bench_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
 EXTRA_DIST += bench/dialog-latency.sh bench/dialog-repeat.sh
@@ -74,7 +79,8 @@ EXTRA_DIST += bench/fuzz-corpus.py bench/fuzz-run.sh
 # a BM3D run on the same image.
 noinst_PROGRAMS += bench/bm3d-estimate-bench
 bench_bm3d_estimate_bench_SOURCES = bench/estimate-bench.c cli/util.c cli/util.h
-bench_bm3d_estimate_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+bench_bm3d_estimate_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli \
+	-I$(top_srcdir)/imageio
 bench_bm3d_estimate_bench_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
 
@@ -82,7 +88,8 @@ bench_bm3d_estimate_bench_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
 # photographs with ground truth, against the best single white sigma.
 noinst_PROGRAMS += bench/bm3d-camera-quality
 bench_bm3d_camera_quality_SOURCES = bench/camera-quality.c cli/util.c cli/util.h
-bench_bm3d_camera_quality_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+bench_bm3d_camera_quality_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli \
+	-I$(top_srcdir)/imageio
 bench_bm3d_camera_quality_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
 # Whether any blind statistic reaches the whole frame's noise there.

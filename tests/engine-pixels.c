@@ -323,7 +323,7 @@ check_float (bm3d_params *params)
 }
 
 /* v / 257.0f, the engine's 16-bit rule, is the command's s * 255 / 65535
- * in double rounded once to float (cli/image_io.c, io_from_int), for
+ * in double rounded once to float (imageio/image_io.c, io_from_int), for
  * every value: files read either way give the same floats.  */
 static void
 check_u16_rule (void)

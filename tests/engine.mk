@@ -45,25 +45,26 @@ tests_engine_edge_LDADD = $(ENGINE_TEST_LIBS)
 
 # Reads the PNG test images with the command's image code.
 tests_engine_quality_SOURCES = tests/engine-quality.c tests/engine-tap.h
-tests_engine_quality_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+tests_engine_quality_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/imageio
 tests_engine_quality_LDADD = $(IMAGE_IO_LIBS) $(ENGINE_TEST_LIBS)
 
 # Non-local means; reads the PNG test images like engine-quality.
 tests_engine_nlm_SOURCES = tests/engine-nlm.c tests/engine-tap.h \
 	tests/engine-image.h
-tests_engine_nlm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+tests_engine_nlm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/imageio
 tests_engine_nlm_LDADD = $(IMAGE_IO_LIBS) $(ENGINE_TEST_LIBS)
 # The isoline mode; reads the PNG test images like engine-quality.
 tests_engine_isoline_SOURCES = tests/engine-isoline.c tests/engine-tap.h \
 	tests/engine-image.h
-tests_engine_isoline_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+tests_engine_isoline_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/imageio
 tests_engine_isoline_LDADD = $(IMAGE_IO_LIBS) $(ENGINE_TEST_LIBS)
 
 # Noise estimation on the test photographs (and Set12 when
 # ../shared/benchmark-sets is there), with the command's noise generator.
 tests_engine_estimate_SOURCES = tests/engine-estimate.c tests/engine-tap.h \
 	cli/util.c cli/util.h
-tests_engine_estimate_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+tests_engine_estimate_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli \
+	-I$(top_srcdir)/imageio
 tests_engine_estimate_LDADD = $(IMAGE_IO_LIBS) $(ENGINE_TEST_LIBS)
 EXTRA_DIST += tests/data/coffee.png tests/data/chelsea.png \
 	tests/data/brick.png tests/data/gravel.png \
@@ -73,7 +74,7 @@ EXTRA_DIST += tests/data/coffee.png tests/data/chelsea.png \
 # Noise profiles: the model, the text file, the estimator on synthetic
 # correlated noise and camera mode against white mode.
 tests_engine_profile_SOURCES = tests/engine-profile.c tests/engine-tap.h
-tests_engine_profile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+tests_engine_profile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/imageio
 tests_engine_profile_LDADD = $(IMAGE_IO_LIBS) $(ENGINE_TEST_LIBS)
 
 # bm3d_backend_warm_up (): processes exiting while the device starts.
@@ -88,14 +89,14 @@ tests_engine_backend_LDADD = $(ENGINE_TEST_LIBS)
 check_PROGRAMS += tests/io-probe
 TESTS += tests/io-probe
 tests_io_probe_SOURCES = tests/io-probe.c tests/engine-tap.h
-tests_io_probe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+tests_io_probe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/imageio
 tests_io_probe_LDADD = $(IMAGE_IO_LIBS) -lm
 
-# The PNG writer's slices deflated on several threads (cli/io_png.c).
+# The PNG writer's slices deflated on several threads (imageio/io_png.c).
 check_PROGRAMS += tests/io-png
 TESTS += tests/io-png
 tests_io_png_SOURCES = tests/io-png.c tests/engine-tap.h
-tests_io_png_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli $(PNG_CFLAGS)
+tests_io_png_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/imageio $(PNG_CFLAGS)
 tests_io_png_LDADD = $(IMAGE_IO_LIBS) -lm
 
 # A file's own integers (image_read_native) against its floats, and
@@ -103,14 +104,14 @@ tests_io_png_LDADD = $(IMAGE_IO_LIBS) -lm
 check_PROGRAMS += tests/io-native
 TESTS += tests/io-native
 tests_io_native_SOURCES = tests/io-native.c tests/engine-tap.h
-tests_io_native_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+tests_io_native_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/imageio
 tests_io_native_LDADD = $(IMAGE_IO_LIBS) -lm
 
 # The 8-bit conversions (vector and scalar) against the double rounding.
 check_PROGRAMS += tests/io-convert
 TESTS += tests/io-convert
 tests_io_convert_SOURCES = tests/io-convert.c tests/engine-tap.h
-tests_io_convert_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+tests_io_convert_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/imageio
 tests_io_convert_LDADD = $(IMAGE_IO_LIBS) -lm
 
 # bm3d_denoise_pixels: 8/16-bit pixels against converting them outside.

@@ -19,7 +19,8 @@ EXTRA_DIST += tests/gpu-lib.sh \
 # bench/cuda-round2.sh (built everywhere, so it is always compiled).
 noinst_PROGRAMS += tests/gpu-options
 tests_gpu_options_SOURCES = tests/gpu-options.c cli/util.c cli/util.h
-tests_gpu_options_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+tests_gpu_options_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli \
+	-I$(top_srcdir)/imageio
 tests_gpu_options_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
 

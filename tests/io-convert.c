@@ -1,4 +1,4 @@
-/* The 8-bit sample conversions of the command's files (cli/image_io.c)
+/* The 8-bit sample conversions of the command's files (imageio/image_io.c)
  * against the rounding they replaced, clip to 0..255 and round half up
  * in double: every float of a stride through all 2^32 bit patterns (NaN,
  * infinities and negative zero among them), the halves and the values

@@ -1,4 +1,4 @@
-/* A file's own integers (image_read_native, cli/image_io.c): for PNG,
+/* A file's own integers (image_read_native, imageio/image_io.c): for PNG,
  * JPEG, TIFF and Netpbm at 8 and 16 bits, gray to RGBA, the integers
  * read are the float read's samples exactly (image_to_float gives its
  * floats bit for bit), and the integer image written again — at its own

@@ -1,4 +1,4 @@
-/* The PNG writer's slices (cli/io_png.c): at levels 0 and 1 the rows are
+/* The PNG writer's slices (imageio/io_png.c): at levels 0 and 1 the rows are
  * deflated in slices on several threads and joined into one zlib stream.
  * Checked here: the file is byte for byte the same for any thread count,
  * libpng reads it back (its CRCs and the stream's Adler-32 checked) to

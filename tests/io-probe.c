@@ -1,4 +1,4 @@
-/* image_probe () (cli/image_probe.c): an image file's size from its
+/* image_probe () (imageio/image_probe.c): an image file's size from its
  * header.  Files of every format the command reads are written by the
  * command's own writers (and a test photo read as it is), probed, and
  * the probe compared with what image_read () gives; then truncated,

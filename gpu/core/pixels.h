@@ -39,7 +39,7 @@ bm3d_u16_to_float (uint16_t v)
 /* Clipped to 0..255 and rounded half up, without rounding error on
  * the way: floor (f + 0.5) and floor (f * 257 + 0.5) of the clipped f
  * (f * 257 is exact in double), NaN giving 0.  These are the command's
- * own rules for writing 8- and 16-bit files (cli/image_io.c, to_u8 and
+ * own rules for writing 8- and 16-bit files (imageio/image_io.c, to_u8 and
  * io_to_int), so a file written from either is the same.  */
 BM3D_PIXEL_FUNC uint8_t
 bm3d_float_to_u8 (float f)
