@@ -488,6 +488,8 @@ image_free (Image *img)
   free (img->pixels);
   free (img->meta.icc);
   free (img->meta.exif);
+  free (img->meta.xmp);
+  free (img->meta.comment);
   memset (img, 0, sizeof *img);
 }
 
@@ -495,9 +497,54 @@ int
 image_copy_metadata (Image *to, const Image *from)
 {
   if (io_set_icc (to, from->meta.icc, from->meta.icc_len) < 0
-      || io_set_exif (to, from->meta.exif, from->meta.exif_len) < 0)
+      || io_set_exif (to, from->meta.exif, from->meta.exif_len) < 0
+      || image_set_xmp (to, from->meta.xmp) < 0
+      || image_set_comment (to, from->meta.comment) < 0)
     return -1;
+  to->meta.x_ppm = from->meta.x_ppm;
+  to->meta.y_ppm = from->meta.y_ppm;
   return 0;
+}
+
+int
+image_set_icc (Image *img, const void *data, size_t len)
+{
+  return io_set_icc (img, data, len);
+}
+
+int
+image_set_exif (Image *img, const void *data, size_t len)
+{
+  return io_set_exif (img, data, len);
+}
+
+/* A copy of `text` in `*field`; none for NULL, empty or oversized text.  */
+static int
+set_text (char **field, const char *text)
+{
+  size_t len = text ? strlen (text) : 0;
+
+  free (*field);
+  *field = NULL;
+  if (len == 0 || len > IMAGE_MAX_METADATA)
+    return 0;
+  *field = malloc (len + 1);
+  if (!*field)
+    return -1;
+  memcpy (*field, text, len + 1);
+  return 0;
+}
+
+int
+image_set_xmp (Image *img, const char *xmp)
+{
+  return set_text (&img->meta.xmp, xmp);
+}
+
+int
+image_set_comment (Image *img, const char *comment)
+{
+  return set_text (&img->meta.comment, comment);
 }
 
 int

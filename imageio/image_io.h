@@ -77,6 +77,16 @@ typedef struct
                                    in the file and not kept: its size,
                                    or 1 when unknown                    */
   size_t         exif_dropped;  /* the same for the EXIF block          */
+  /* Written to PNG alone and filled by no reader yet: the GIMP
+   * plug-in's batch sets them from the image it saves.
+   *   xmp      the XMP packet (UTF-8): iTXt "XML:com.adobe.xmp"
+   *   comment  UTF-8 text: tEXt "Comment" in Latin-1, or iTXt when the
+   *            text has characters Latin-1 has not
+   *   x_ppm, y_ppm  the resolution in pixels a metre (pHYs); 0 none  */
+  char          *xmp;
+  char          *comment;
+  unsigned       x_ppm;
+  unsigned       y_ppm;
 } ImageMetadata;
 
 /* What an image's buffer holds.  Floats are what every reader gives and
@@ -189,6 +199,16 @@ void         image_free             (Image *img);
 /* Copy `from`'s metadata into `to` (which must have none).  Returns 0,
  * or -1 when out of memory.  */
 int          image_copy_metadata    (Image *to, const Image *from);
+
+/* Set one piece of `img`'s metadata to a copy of `data` (NULL or empty:
+ * none); a block over IMAGE_MAX_METADATA is left out and counted as
+ * dropped.  Returns 0, or -1 when out of memory.  */
+int          image_set_icc          (Image *img, const void *data,
+                                     size_t len);
+int          image_set_exif         (Image *img, const void *data,
+                                     size_t len);
+int          image_set_xmp          (Image *img, const char *xmp);
+int          image_set_comment      (Image *img, const char *comment);
 
 /* Read `path` into `img`.  Returns 0, or -1 with a one-line `error`
  * (which names the file) and `img` left empty.  */

@@ -4,7 +4,8 @@
  * libpng reads it back (its CRCs and the stream's Adler-32 checked) to
  * exactly the samples image_quantize () gives, and libpng's own writer
  * (level 6) stores the same samples.  Sizes cover one slice, several,
- * the least rows a slice takes, 1x1, gray, alpha and 16 bits.
+ * the least rows a slice takes, 1x1, gray, alpha and 16 bits.  The
+ * comment, XMP packet and resolution are written as PNG keeps them.
  *
  * Copyright (C) 2026 The BM3D Denoise for GIMP authors
  *
@@ -236,6 +237,91 @@ check_interlaced (const char *dir)
   tap_ok (same, "an interlaced PNG reads back as its integers");
   unlink (path);
 }
+
+/* The text the file holds under `key`, and whether as iTXt.  */
+static const char *
+text_of (png_structp png, png_infop info, const char *key, int *itxt)
+{
+  png_textp texts;
+  int n = png_get_text (png, info, &texts, NULL);
+
+  for (int i = 0; i < n; i++)
+    if (strcmp (texts[i].key, key) == 0)
+      {
+        *itxt = texts[i].compression >= PNG_ITXT_COMPRESSION_NONE;
+        return texts[i].text;
+      }
+  return NULL;
+}
+
+/* The comment, the XMP packet and the resolution the GIMP plug-in's
+ * batch hands the writer: tEXt in Latin-1 for a comment Latin-1 holds,
+ * iTXt in UTF-8 for one it does not, iTXt for XMP, pHYs; at level 1
+ * (the slices) and 3 (libpng's own writer).  */
+static void
+check_texts (const char *dir)
+{
+  static const char *comments[] = { "caf\xc3\xa9 au lait",
+                                    "\xce\xba\xce\xb1\xce\xbb\xce\xb7" };
+  static const char *xmp = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"/>";
+  const Shape shape = { 40, 30, 3, 0, 8 };
+  char path[512];
+
+  snprintf (path, sizeof path, "%s/texts.png", dir);
+  for (int c = 0; c < 2; c++)
+    for (int level = 1; level <= 3; level += 2)
+      {
+        Image img;
+        FILE *fp = NULL;
+        png_structp png = NULL;
+        png_infop info = NULL;
+        const char *comment = NULL, *packet = NULL;
+        int comment_itxt = -1, packet_itxt = -1, unit = -1, read = 0;
+        png_uint_32 x = 0, y = 0;
+
+        if (make_image (&img, &shape, 7) < 0
+            || image_set_comment (&img, comments[c]) < 0
+            || image_set_xmp (&img, xmp) < 0)
+          {
+            tap_ok (0, "texts: out of memory");
+            image_free (&img);
+            continue;
+          }
+        img.meta.x_ppm = 11811;
+        img.meta.y_ppm = 5906;
+        if (write_png (path, &img, 8, level, 2) == 0
+            && (fp = fopen (path, "rb")) != NULL
+            && (png = png_create_read_struct (PNG_LIBPNG_VER_STRING, NULL,
+                                              NULL, NULL)) != NULL
+            && (info = png_create_info_struct (png)) != NULL
+            && setjmp (png_jmpbuf (png)) == 0)
+          {
+            png_init_io (png, fp);
+            png_read_info (png, info);
+            comment = text_of (png, info, "Comment", &comment_itxt);
+            packet = text_of (png, info, "XML:com.adobe.xmp", &packet_itxt);
+            png_get_pHYs (png, info, &x, &y, &unit);
+            read = 1;
+          }
+        tap_ok (read && comment
+                && strcmp (comment, c == 0 ? "caf\xe9 au lait"
+                                           : comments[1]) == 0
+                && comment_itxt == c,
+                "level %d: a comment %s is kept as %s", level,
+                c == 0 ? "in Latin-1" : "outside Latin-1",
+                c == 0 ? "tEXt" : "iTXt (UTF-8)");
+        tap_ok (read && packet && strcmp (packet, xmp) == 0
+                && packet_itxt == 1,
+                "level %d: the XMP packet is kept as iTXt", level);
+        tap_ok (read && x == 11811 && y == 5906 && unit == PNG_RESOLUTION_METER,
+                "level %d: the resolution is kept (pHYs)", level);
+        png_destroy_read_struct (&png, &info, NULL);
+        if (fp)
+          fclose (fp);
+        image_free (&img);
+      }
+  unlink (path);
+}
 #endif
 
 int
@@ -267,6 +353,7 @@ main (void)
     check_shape (&shapes[i], dir);
 #ifdef HAVE_LIBPNG
   check_interlaced (dir);
+  check_texts (dir);
 #endif
   rmdir (dir);
   return tap_done ();
