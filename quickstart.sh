@@ -53,7 +53,7 @@ python3"
 packages="$packages xvfb xauth xdotool x11-utils imagemagick dbus"
 case $gimp in
   3) packages="gimp libgimp-3.0-dev $packages" ;;
-  *) packages="gimp libgimp2.0-dev gtk2-engines-pixbuf $packages" ;;
+  *) packages="gimp libgimp2.0-dev libgexiv2-dev gtk2-engines-pixbuf $packages" ;;
 esac
 
 install_packages () {

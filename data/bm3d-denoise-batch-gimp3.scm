@@ -10,7 +10,8 @@
 ; Every file matching PATTERN is loaded, its layer denoised with
 ; plug-in-bm3d-denoise (automatic backend) and saved under OUT-DIR with
 ; the same name, in the same format, with settings chosen for the photo
-; (PNG at zlib level 3, or the gimprc setting (bm3d-png-compression "N");
+; (PNG by the project's own writer at zlib level 1, or the gimprc
+; setting (bm3d-png-compression "N"), with its metadata;
 ; JPEG at the input's quality with its metadata; TIFF with the input's
 ; compression: README.md, "Many files at once").  MODE is 0 (BM3D),
 ; 1 (BM3D, first phase only), 2 (non-local means) or 3 (isoline).  From

@@ -10,8 +10,8 @@
 ; Every file matching PATTERN is loaded, its active layer denoised and
 ; saved under OUT-DIR with the same name, in the same format, on the
 ; automatic backend.  The format's settings are chosen for the photo:
-; PNG at zlib level 3, or the level the gimprc setting
-; (bm3d-png-compression "N") names; JPEG at the input's quality with its
+; PNG by the project's own writer at zlib level 1, or the level the
+; gimprc setting (bm3d-png-compression "N") names, with its metadata; JPEG at the input's quality with its
 ; EXIF, ICC profile and comment; TIFF with the input's compression (see
 ; README.md, "Many files at once").  Two forms:
 ;

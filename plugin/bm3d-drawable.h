@@ -114,6 +114,47 @@ bm3d_pdb_error (void)
   return gimp_pdb_get_last_error (gimp_get_pdb ());
 }
 
+/* Whether `image` is `drawable` alone: its one layer, the image's size
+ * at its origin, visible, opaque, in normal mode and without a mask, so
+ * that the layer's pixels are what an export writes.  */
+static inline gboolean
+bm3d_image_is_sole_layer (Bm3dImage     image,
+                          Bm3dDrawable  drawable)
+{
+  GimpLayer **layers = gimp_image_get_layers (image);
+  gboolean    sole = layers && layers[0] && ! layers[1]
+                     && GIMP_DRAWABLE (layers[0]) == drawable;
+  gint        x = -1, y = -1;
+
+  g_free (layers);
+  return sole
+         && gimp_drawable_get_offsets (drawable, &x, &y) && x == 0 && y == 0
+         && gimp_drawable_get_width (drawable) == gimp_image_get_width (image)
+         && gimp_drawable_get_height (drawable) == gimp_image_get_height (image)
+         && gimp_item_get_visible (GIMP_ITEM (drawable))
+         && gimp_layer_get_opacity (GIMP_LAYER (drawable)) == 100.0
+         && gimp_layer_get_mode (GIMP_LAYER (drawable)) == GIMP_LAYER_MODE_NORMAL
+         && ! gimp_layer_get_mask (GIMP_LAYER (drawable));
+}
+
+/* The text of `image`'s parasite `name`, NULL when it has none.  */
+static inline gchar *
+bm3d_image_parasite_text (Bm3dImage    image,
+                          const gchar *name)
+{
+  GimpParasite  *parasite = gimp_image_get_parasite (image, name);
+  gconstpointer  data;
+  guint32        size = 0;
+  gchar         *text;
+
+  if (! parasite)
+    return NULL;
+  data = gimp_parasite_get_data (parasite, &size);
+  text = g_strndup (data, size);
+  gimp_parasite_free (parasite);
+  return text;
+}
+
 #else /* GIMP 2.10 */
 
 typedef gint32 Bm3dDrawable;
@@ -188,6 +229,41 @@ static inline const gchar *
 bm3d_pdb_error (void)
 {
   return gimp_get_pdb_error ();
+}
+
+static inline gboolean
+bm3d_image_is_sole_layer (Bm3dImage     image,
+                          Bm3dDrawable  drawable)
+{
+  gint     n = 0;
+  gint    *layers = gimp_image_get_layers (image, &n);
+  gboolean sole = n == 1 && layers[0] == drawable;
+  gint     x = -1, y = -1;
+
+  g_free (layers);
+  return sole
+         && gimp_drawable_offsets (drawable, &x, &y) && x == 0 && y == 0
+         && gimp_drawable_width (drawable) == gimp_image_width (image)
+         && gimp_drawable_height (drawable) == gimp_image_height (image)
+         && gimp_item_get_visible (drawable)
+         && gimp_layer_get_opacity (drawable) == 100.0
+         && gimp_layer_get_mode (drawable) == GIMP_LAYER_MODE_NORMAL
+         && gimp_layer_get_mask (drawable) == -1;
+}
+
+static inline gchar *
+bm3d_image_parasite_text (Bm3dImage    image,
+                          const gchar *name)
+{
+  GimpParasite *parasite = gimp_image_get_parasite (image, name);
+  gchar        *text;
+
+  if (! parasite)
+    return NULL;
+  text = g_strndup (gimp_parasite_data (parasite),
+                    gimp_parasite_data_size (parasite));
+  gimp_parasite_free (parasite);
+  return text;
 }
 
 #endif

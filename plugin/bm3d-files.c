@@ -190,15 +190,16 @@ denoise_and_save (Bm3dImage           image,
       g_error_free (error);
       return FALSE;
     }
-  ok = bm3d_save_result (image, drawable, file->output, png_level);
+  ok = bm3d_save_result (image, drawable, file->output, png_level, &error);
   *save = lap (timer);
   if (! ok)
     {
       gchar *why = g_strdup_printf (_("cannot be saved as %s: %s"),
-                                    file->output, bm3d_pdb_error ());
+                                    file->output, error->message);
 
       tell (file->input, why);
       g_free (why);
+      g_error_free (error);
     }
   return ok;
 }

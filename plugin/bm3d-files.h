@@ -49,7 +49,8 @@ void         bm3d_files_plan_free     (GArray             *plan);
 /* Loads each file, denoises its active drawable with `vals` as
  * plug-in-bm3d-denoise (or -camera) does on one image, and saves it
  * under `out_dir`, same name and format, with the settings of
- * bm3d-save.h (PNG at zlib level `png_level`).  A file that cannot be
+ * bm3d-save.h (PNG at zlib level `png_level`, or at the writer's default
+ * for BM3D_SAVE_PNG_LEVEL_DEFAULT).  A file that cannot be
  * read, denoised or written, or that would overwrite an input, is told
  * on one line (BM3D batch: FILE: why) and the others go on; an indexed
  * image is skipped with a line, as the batch script always did.  Returns the

@@ -549,9 +549,9 @@ files_procedure_new (GimpPlugIn  *plug_in,
   gimp_procedure_add_int_argument (procedure, "png-compression",
                                    _("PNG compression"),
                                    _("The zlib level of PNG results, 0 "
-                                     "(fastest) to 9 (smallest); -1: the "
-                                     "gimprc setting bm3d-png-compression, "
-                                     "else 3"),
+                                     "to 9; -1: the gimprc setting "
+                                     "bm3d-png-compression, else 1 (3 when "
+                                     "GIMP's PNG export writes them)"),
                                    -1, BM3D_SAVE_PNG_LEVEL_MAX, -1,
                                    G_PARAM_READWRITE);
   return procedure;

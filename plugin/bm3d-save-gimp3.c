@@ -152,7 +152,7 @@ save_tiff (GimpImage *image,
 }
 
 gboolean
-bm3d_save_result (Bm3dImage     image,
+bm3d_save_export (Bm3dImage     image,
                   Bm3dDrawable  drawable,
                   const gchar  *filename,
                   gint          png_level)

@@ -109,22 +109,54 @@ bm3d_save_png_level (gint argument)
    * under the plug-in's own PDB error handler.  */
   value = gimp_gimprc_query (BM3D_SAVE_PNG_LEVEL_SETTING);
   if (! value)
-    return BM3D_SAVE_PNG_LEVEL;
+    return BM3D_SAVE_PNG_LEVEL_DEFAULT;
   level = level_of_setting (g_strstrip (value));
   if (level < 0)
     {
       gchar *line = g_strdup_printf (_("BM3D batch: the gimprc setting "
                                        "%s is \"%s\", not a zlib level "
                                        "0..9; PNG files are written at "
-                                       "level %d"),
-                                     BM3D_SAVE_PNG_LEVEL_SETTING, value,
-                                     BM3D_SAVE_PNG_LEVEL);
+                                       "the default level"),
+                                     BM3D_SAVE_PNG_LEVEL_SETTING, value);
 
       g_strdelimit (line, "\r\n", ' ');
       gimp_message (line);
       g_free (line);
-      level = BM3D_SAVE_PNG_LEVEL;
+      level = BM3D_SAVE_PNG_LEVEL_DEFAULT;
     }
   g_free (value);
   return level;
+}
+
+gboolean
+bm3d_save_result (Bm3dImage     image,
+                  Bm3dDrawable  drawable,
+                  const gchar  *filename,
+                  gint          png_level,
+                  GError      **error)
+{
+  gboolean exported;
+
+  if (bm3d_save_format_of (filename) == BM3D_SAVE_PNG)
+    {
+      GError *failure = NULL;
+
+      if (bm3d_save_png_own (image, drawable, filename,
+                             png_level >= 0 ? png_level
+                                            : BM3D_SAVE_PNG_LEVEL_OWN,
+                             &failure))
+        return TRUE;
+      if (failure)
+        {
+          g_propagate_error (error, failure);
+          return FALSE;
+        }
+      if (png_level < 0)
+        png_level = BM3D_SAVE_PNG_LEVEL_EXPORT;
+    }
+  exported = bm3d_save_export (image, drawable, filename, png_level);
+  if (! exported)
+    g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+                         bm3d_pdb_error ());
+  return exported;
 }

@@ -22,9 +22,19 @@
  * megapixels against 1.3 s at level 3, for 10% more bytes), while TIFF
  * loses its compression and JPEG its quality.  So:
  *
- *   PNG   GIMP's PNG defaults, but zlib level `png_level` (3 unless the
- *         caller or the setting bm3d-png-compression says otherwise);
- *         the bit depth follows the image, which keeps the input's;
+ *   PNG   the project's own PNG writer (imageio/io_png.c, the command's):
+ *         zlib level `png_level`, 1 unless the caller or the setting
+ *         bm3d-png-compression says otherwise, which is its run-length
+ *         mode deflated on every core (a 12 MP photo in a third of a
+ *         second, and smaller than GIMP's level 9 on denoised photos:
+ *         BENCHMARKS.md, *Saving the batch's results*); the bit depth,
+ *         gray or RGB, alpha, ICC profile, EXIF, XMP, comment and
+ *         resolution as GIMP's PNG export keeps them (bm3d-save-png.c).
+ *         An image the writer does not take (more than one layer, a
+ *         layer mask or offset, linear or float precision, IPTC, or a
+ *         build without libpng or gexiv2 for one with EXIF or XMP) goes
+ *         through GIMP's PNG export with GIMP's PNG settings and level
+ *         `png_level`, 3 by default;
  *   JPEG  the input's quality as GIMP estimated it on loading (its
  *         jpeg-settings parasite), else 95, and its chroma sampling;
  *         EXIF, the ICC profile and the comment kept;
@@ -40,11 +50,15 @@
 
 #include "bm3d-drawable.h"
 
-/* The zlib level a PNG result is written at unless told otherwise: on a
- * denoised photo the fastest level whose files stay clearly within 1.15
+/* The zlib level a PNG result is written at unless told otherwise: by
+ * the project's writer, its run-length mode, faster than any other
+ * level and on denoised photos smaller than GIMP's level 9; by GIMP's
+ * PNG export, the fastest level whose files stay clearly within 1.15
  * times level 9's, 10 to 15 times faster than it (BENCHMARKS.md,
  * *Saving the batch's results*).  */
-#define BM3D_SAVE_PNG_LEVEL          3
+#define BM3D_SAVE_PNG_LEVEL_OWN      1
+#define BM3D_SAVE_PNG_LEVEL_EXPORT   3
+#define BM3D_SAVE_PNG_LEVEL_DEFAULT  (-1)
 #define BM3D_SAVE_PNG_LEVEL_MAX      9
 
 /* The gimprc setting that chooses another level, as a quoted number:
@@ -91,15 +105,36 @@ Bm3dSaveJpeg    bm3d_save_jpeg_of        (const guint8 *data,
                                           gsize         size);
 
 /* The zlib level for PNG results: `argument` when it is 0..9, else the
- * gimprc setting bm3d-png-compression, else BM3D_SAVE_PNG_LEVEL.  A
- * setting that is not a level is told once, on one line, and the
- * default used.  */
+ * gimprc setting bm3d-png-compression, else BM3D_SAVE_PNG_LEVEL_DEFAULT
+ * (the writer's own default above).  A setting that is not a level is
+ * told once, on one line, and the default used.  */
 gint            bm3d_save_png_level      (gint          argument);
 
 /* Saves `image` as `filename` in the format its name says, with the
- * settings above; FALSE when the export failed (bm3d_pdb_error () says
- * why).  One front end per GIMP: bm3d-save-gimp2.c, bm3d-save-gimp3.c.  */
+ * settings above; FALSE, with a one-line `error`, when the write or the
+ * export failed.  A failed write leaves no file (imageio's safe write);
+ * GIMP's exporters leave what they leave.  */
 gboolean        bm3d_save_result         (Bm3dImage     image,
+                                          Bm3dDrawable  drawable,
+                                          const gchar  *filename,
+                                          gint          png_level,
+                                          GError      **error);
+
+/* Writes `image`, whose only layer is `drawable`, as the PNG `filename`
+ * with the project's writer at zlib level `png_level` (0..9).  FALSE
+ * either with `error` set (the write failed) or, when the image is one
+ * the writer leaves to GIMP's export, without (bm3d-save-png.c).  */
+gboolean        bm3d_save_png_own        (Bm3dImage     image,
+                                          Bm3dDrawable  drawable,
+                                          const gchar  *filename,
+                                          gint          png_level,
+                                          GError      **error);
+
+/* Exports `image` through GIMP's own export procedure for the format of
+ * `filename`, with the settings above (PNG at `png_level`, 0..9); FALSE
+ * when the export failed (bm3d_pdb_error () says why).  One front end
+ * per GIMP: bm3d-save-gimp2.c, bm3d-save-gimp3.c.  */
+gboolean        bm3d_save_export         (Bm3dImage     image,
                                           Bm3dDrawable  drawable,
                                           const gchar  *filename,
                                           gint          png_level);

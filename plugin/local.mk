@@ -22,6 +22,7 @@ plugin_bm3d_denoise_gimp_SOURCES = \
 	plugin/bm3d-render.c \
 	plugin/bm3d-run.c \
 	plugin/bm3d-save.c \
+	plugin/bm3d-save-png.c \
 	plugin/bm3d-values.c \
 	plugin/bm3d-drawable.h \
 	plugin/bm3d-layout.h \
@@ -42,11 +43,12 @@ endif
 # GTK 2's headers use GLib API that Debian 12's GLib marks deprecated:
 # silence that for this program alone, so -Werror keeps guarding our code.
 plugin_bm3d_denoise_gimp_CPPFLAGS = $(AM_CPPFLAGS) \
-	-I$(top_srcdir)/plugin -I$(top_srcdir)/ui \
+	-I$(top_srcdir)/plugin -I$(top_srcdir)/ui -I$(top_srcdir)/imageio \
 	-DGLIB_DISABLE_DEPRECATION_WARNINGS \
 	-DPLUGIN_LOCALEDIR=\"$(localedir)\"
-plugin_bm3d_denoise_gimp_CFLAGS = $(AM_CFLAGS) $(GIMP_CFLAGS)
-plugin_bm3d_denoise_gimp_LDADD = gpu/libbm3d.a $(GIMP_LIBS) $(CUDA_LIBS) \
+plugin_bm3d_denoise_gimp_CFLAGS = $(AM_CFLAGS) $(GIMP_CFLAGS) $(GEXIV2_CFLAGS)
+plugin_bm3d_denoise_gimp_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(GIMP_LIBS) \
+	$(GEXIV2_LIBS) $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
 
 # Into the user's own GIMP folder, as `gimptool-2.0 --install-bin` does:

@@ -89,10 +89,22 @@ is_fact ()
   test "$v" = "$2"
 }
 
+# own_writer FILE: FILE's image data, over 8192 bytes, does not start
+# with a chunk of 8192 bytes, as libpng (GIMP's PNG export) cuts it: the
+# project's writer wrote it (the zlib header alone, then chunks of 1 MiB).
+own_writer ()
+{
+  local sizes
+  sizes=$(fact "$1" idat)
+  echo "IDAT: first chunk and all of them ${sizes:-none} bytes"
+  set -- $sizes
+  test $# -eq 2 && test "$2" -gt 8192 && test "$1" -ne 8192
+}
+
 # check_saved_folder OUT LEVEL LABEL: every input of make_save_inputs
 # has its result in OUT, in its format, depth, ICC profile, EXIF and
 # comment; JPEG at its quality and sampling, TIFF with its compression,
-# PNG at zlib level LEVEL.
+# PNG at zlib level LEVEL, written by the project's PNG writer.
 check_saved_folder ()
 {
   local out=$1 level=$2 label=$3 in=$work/save-in name key
@@ -109,7 +121,11 @@ check_saved_folder ()
     case $name in
       *.png)
         check "$label: $name written at zlib level $level" \
-          is_fact flevel "$(flevel_of "$level")" "$out/$name" ;;
+          is_fact flevel "$(flevel_of "$level")" "$out/$name"
+        check "$label: $name keeps its comment" \
+          same_fact comment "$in/$name" "$out/$name"
+        check "$label: $name written by the project's PNG writer" \
+          own_writer "$out/$name" ;;
       *.jpg)
         check "$label: $name keeps its quality (quantization tables)" \
           same_fact tables "$in/$name" "$out/$name"
@@ -125,12 +141,14 @@ check_saved_folder ()
 }
 
 # check_png_level OUT LEVEL LABEL: the PNG results in OUT are written at
-# zlib level LEVEL.
+# zlib level LEVEL by the project's PNG writer.
 check_png_level ()
 {
   local name
   for name in a.png b.png; do
     check "$3: $name written at zlib level $2" \
       is_fact flevel "$(flevel_of "$2")" "$1/$name"
+    check "$3: $name written by the project's PNG writer" \
+      own_writer "$1/$name"
   done
 }

@@ -17,6 +17,10 @@
 #       flevel     PNG: the FLEVEL bits of the zlib header of the first
 #                  IDAT: 0 for zlib levels 0-1, 1 for 2-5, 2 for 6,
 #                  3 for 7-9
+#       idat       PNG: the bytes of the first IDAT chunk and of all
+#                  of them (libpng, as GIMP's export uses it, cuts the
+#                  data into chunks of 8192 bytes; the project's writer
+#                  writes the zlib header alone, then chunks of 1 MiB)
 #       compression  TIFF: the Compression tag (1 none, 5 LZW, 8 Deflate)
 #       sampling   JPEG: the first component's sampling, HxV
 #       tables     JPEG: a digest of the quantization tables
@@ -117,12 +121,16 @@ def png_comment(data):
 
 def describe_png(data):
     out = [("format", "png")]
+    idat = []
     for kind, body in png_chunks(data):
         if kind == b"IHDR":
             out.append(("depth", body[8]))
         elif kind == b"IDAT":
-            out.append(("flevel", body[1] >> 6))
-            break
+            if not idat:
+                out.append(("flevel", body[1] >> 6))
+            idat.append(len(body))
+    if idat:
+        out.append(("idat", "%d %d" % (idat[0], sum(idat))))
     icc, _ = files.png_meta(data)
     return out + [("comment", png_comment(data)),
                   ("icc", files.digest(icc)),
