@@ -14,22 +14,24 @@
 # (at your option) any later version.
 #
 # The PNG photos go through once for each zlib level of --levels (the
-# gimprc setting bm3d-png-compression), the JPEG photos once; each PNG
-# result's size is compared with the same photo's at level 9 (GIMP's own
-# default, what gimp-file-save wrote) when 9 is among the levels.  The
+# gimprc setting bm3d-png-compression; "default" leaves it unset), the
+# JPEG photos once.  Each PNG result's size is compared with the same
+# photo exported by GIMP's own PNG export at level 9 (GIMP's default,
+# what gimp-file-save wrote before the batch chose its saves): one more
+# GIMP run loads the first case's results and exports them so.  The
 # denoise is isoline (CPU), fast and deterministic, so that every level
 # compresses the same pixels.  Median over the photos of each case.  On a
 # busy machine the wall seconds swell; the CPU seconds of the whole batch
 # (GIMP and every plug-in) a photo are steadier.
 #
-#   bench/gimp-batch-stages.sh [--count N] [--size WxH] [--levels "1 3 9"]
+#   bench/gimp-batch-stages.sh [--count N] [--size WxH] [--levels "default 9"]
 #                              [--gimp3] [--keep DIR] BUILD_DIR
 #
 # --gimp3: GIMP 3 (gimp-console-3.0, the GIMP 3 batch script); the build
 # must be configured --with-gimp=3.  GIMP_CONSOLE overrides the program.
 set -euo pipefail
 
-count=2 size=4000x3000 levels="3 9" gimp3=0 keep=
+count=2 size=4000x3000 levels="default 9" gimp3=0 keep=
 while [ $# -gt 1 ]; do
   case $1 in
     --count) count=$2; shift 2 ;;
@@ -75,7 +77,10 @@ batch ()
   local case=$1 pattern=$2 level=${3:-} out=$work/out-$1 status=0
   rm -rf "$out"; mkdir -p "$out"
   cp "$work/gimprc-plain" "$work/gimprc"
-  [ -n "$level" ] && echo "(bm3d-png-compression \"$level\")" >> "$work/gimprc"
+  case $level in
+    '' | default) ;;
+    *) echo "(bm3d-png-compression \"$level\")" >> "$work/gimprc" ;;
+  esac
   local call="(script-fu-bm3d-denoise-batch \"$work/in/$pattern\" 20.0 3 \"$out\")"
   # The CPU seconds of GIMP and all its plug-ins (bash's time counts
   # the reaped descendants): steadier than wall time on a busy machine.
@@ -121,15 +126,47 @@ median_of ()   # median_of COLUMN < rows
   awk -v c="$1" '{ print $c }' | median
 }
 
-# size_ratio CASE: median over the PNG results of size / size at level 9.
+# gimp_level9 CASE: CASE's PNG results exported by GIMP's own PNG export
+# at level 9 (GIMP's other PNG defaults) into $work/out-gimp-9.
+gimp_level9 ()
+{
+  local f expr= status=0
+  rm -rf "$work/out-gimp-9"; mkdir -p "$work/out-gimp-9"
+  for f in "$work/out-$1"/*.png; do
+    local to=$work/out-gimp-9/$(basename "$f")
+    if [ "$gimp3" = 1 ]; then
+      expr="$expr (let ((image (gimp-file-load RUN-NONINTERACTIVE \"$f\")))
+        (file-png-export #:run-mode RUN-NONINTERACTIVE #:image image
+                         #:file \"$to\" #:compression 9)
+        (gimp-image-delete image))"
+    else
+      expr="$expr (let* ((image (car (gimp-file-load RUN-NONINTERACTIVE \"$f\" \"$f\")))
+                         (drawable (car (gimp-image-get-active-drawable image))))
+        (file-png-save2 RUN-NONINTERACTIVE image drawable \"$to\" \"$to\"
+                        0 9 1 0 0 1 1 1 1)
+        (gimp-image-delete image))"
+    fi
+  done
+  if [ "$gimp3" = 1 ]; then
+    env GIMP3_DIRECTORY="$work/gimpdir3" timeout 1800 "$gimp_console" -i -d -f \
+      --quit --batch-interpreter=plug-in-script-fu-eval -b "(begin $expr)" \
+      > "$work/gimp-9.log" 2>&1 || status=$?
+    [ "$status" = 0 ] || { sed 's/^/  /' "$work/gimp-9.log" >&2; exit 1; }
+  else
+    gimp "$work" "$work/gimp-9.log" "(begin $expr)"
+  fi
+}
+
+# size_ratio CASE: median over the PNG results of size / the size of
+# GIMP's own level-9 export of the same result.
 size_ratio ()
 {
   local f name
-  [ -d "$work/out-png-9" ] || { echo "-"; return; }
+  [ -d "$work/out-gimp-9" ] || { echo "-"; return; }
   for f in "$work/out-$1"/*.png; do
     name=$(basename "$f")
     awk -v a="$(stat -c %s "$f")" \
-        -v b="$(stat -c %s "$work/out-png-9/$name")" \
+        -v b="$(stat -c %s "$work/out-gimp-9/$name")" \
         'BEGIN { printf "%.3f\n", a / b }'
   done | median_of 1
 }
@@ -146,10 +183,12 @@ done
 batch jpeg '*.jpg'
 cases="$cases jpeg"
 echo "== load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+first=$(echo $cases | cut -d' ' -f1)
+case $first in png-*) gimp_level9 "$first" ;; esac
 echo
 echo "Seconds per photo, median over the photos."
 echo
-echo "| case | load | denoise (engine) | save | beyond the engine | CPU s a photo | MB a file | size / level 9 |"
+echo "| case | load | denoise (engine) | save | beyond the engine | CPU s a photo | MB a file | size / GIMP's level 9 |"
 echo "|---|---|---|---|---|---|---|---|"
 for case in $cases; do
   rows=$(stages "$case")
@@ -159,7 +198,7 @@ for case in $cases; do
   ratio=-
   case $case in png-*) ratio=$(size_ratio "$case") ;; esac
   printf '| %s | %.2f | %.2f (%.2f) | %.2f | %.2f | %s | %s | %s |\n' \
-    "$(echo "$case" | sed 's/^png-/PNG, level /; s/^jpeg$/JPEG/')" \
+    "$(echo "$case" | sed 's/^png-default$/PNG, default level/; s/^png-/PNG, level /; s/^jpeg$/JPEG/')" \
     "$(echo "$rows" | median_of 1)" "$(echo "$rows" | median_of 2)" \
     "$(echo "$rows" | median_of 3)" "$(echo "$rows" | median_of 4)" \
     "$(echo "$rows" | median_of 5)" "$(cpu_per_photo "$case")" "$mb" \
