@@ -168,7 +168,7 @@ size_ratio ()
     awk -v a="$(stat -c %s "$f")" \
         -v b="$(stat -c %s "$work/out-gimp-9/$name")" \
         'BEGIN { printf "%.3f\n", a / b }'
-  done | median_of 1
+  done | median_of 1 | awk '{ printf "%.3f", $1 }'
 }
 
 echo "== machine: $(nproc) cores, $(uname -m), $("$gimp_console" --version | head -1)"
