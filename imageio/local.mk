@@ -2,8 +2,8 @@
 # project's own code, one source per format behind one table
 # (image_io.c), and the safe write of an output (output_file.c: a
 # temporary file renamed over it once complete).  One library, built
-# once and linked by the bm3d-denoise command, the benchmarks and the
-# tests.
+# once and linked by the bm3d-denoise command, the GIMP plug-in (the
+# batch's PNG results), the benchmarks and the tests.
 #
 # Copyright (C) 2026 The BM3D Denoise for GIMP authors
 #

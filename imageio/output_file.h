@@ -1,5 +1,6 @@
 /* BM3D Denoise — writing an output without risking what is there: both
- * forms of the command (IN OUT, and the batch) write through here.
+ * forms of the command (IN OUT, and the batch) and the GIMP plug-in's
+ * batch (its PNG results) write through here.
  *
  * Copyright (C) 2026 The BM3D Denoise for GIMP authors
  *
