@@ -96,3 +96,30 @@
     (t-dump image merge-undone)
     ; The last display of an image deletes the image too.
     (gimp-display-delete display)))
+
+; IN through the dialog (RUN-INTERACTIVE: the test's driver sets it and
+; presses OK).  Says TAG-filters and TAG-operation (the first filter's),
+; dumps BEFORE (the image before), SHOWN (as it looks after), HIDDEN
+; (every filter switched off: the layer's own pixels) and MERGED (the
+; filters merged), and says TAG-merged-filters.
+(define (t-filter-dialog in tag before shown hidden merged)
+  (let* ((image (t-load in))
+         (layer (t-drawable image)))
+    (t-dump image before)
+    (plug-in-bm3d-denoise #:run-mode RUN-INTERACTIVE #:image image
+                          #:drawables (vector layer))
+    (t-say (string-append tag "-filters") (t-filter-count layer))
+    (if (< 0 (vector-length (t-filters layer)))
+        (t-say (string-append tag "-operation")
+               (car (gimp-drawable-filter-get-operation-name
+                      (vector-ref (t-filters layer) 0)))))
+    (t-dump image shown)
+    (for-each (lambda (filter) (gimp-drawable-filter-set-visible filter FALSE))
+              (vector->list (t-filters layer)))
+    (t-dump image hidden)
+    (for-each (lambda (filter) (gimp-drawable-filter-set-visible filter TRUE))
+              (vector->list (t-filters layer)))
+    (gimp-drawable-merge-filters layer)
+    (t-say (string-append tag "-merged-filters") (t-filter-count layer))
+    (t-dump image merged)
+    (gimp-image-delete image)))

@@ -73,12 +73,6 @@ run_gimp "$log" \
 check "GIMP ran without a plug-in crash" no_crash "$log"
 check "gimp-console exited 0" exited_with "$log" 0
 
-# said NAME: the value of the helpers' line "t-NAME: VALUE".
-said ()
-{
-  grep -o "t-$1: [^ ]*" "$log" | head -n 1 | sed "s/t-$1: //"
-}
-
 "$command" --noise white --sigma $sigma --backend cpu \
   "$work/noisy-rgb.png" "$work/command.png" > /dev/null
 reference=$("$pixels" psnr "$work/clean-rgb.png" "$work/command.png")

@@ -91,6 +91,13 @@ run_gimp_gui ()
     gimp_ui_args="--no-splash --console-messages" run_gimp "$@"
 }
 
+# said NAME: the value of the Script-Fu helpers' line "t-NAME: VALUE"
+# (t-say) in the log $log.
+said ()
+{
+  grep -o "t-$1: [^ ]*" "$log" | head -n 1 | sed "s/t-$1: //"
+}
+
 # exited_with LOG STATUS
 exited_with ()
 {
