@@ -108,3 +108,5 @@ bench_bm3d_gegl_op_bench_CFLAGS = $(AM_CFLAGS) $(GEGL_CFLAGS)
 bench_bm3d_gegl_op_bench_LDADD = gpu/libbm3d.a $(GEGL_LIBS) $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
 endif
+# Packs it with CUDA, GEGL and babl for a machine without GEGL.
+EXTRA_DIST += bench/pack-gegl-op.sh

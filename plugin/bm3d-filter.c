@@ -108,6 +108,7 @@ bm3d_filter_attach (GimpDrawable      *drawable,
                     GError           **error)
 {
   GimpDrawableFilter *filter = NULL;
+  GimpImage          *image;
   GObject            *config;
 
   if (gegl_has_operation (BM3D_GEGL_OP))
@@ -123,6 +124,10 @@ bm3d_filter_attach (GimpDrawable      *drawable,
                    BM3D_GEGL_OP);
       return FALSE;
     }
+  /* One Edit > Undo takes the whole filter away, however many steps
+   * GIMP records for the calls below.  */
+  image = gimp_item_get_image (GIMP_ITEM (drawable));
+  gimp_image_undo_group_start (image);
   config = G_OBJECT (gimp_drawable_filter_get_config (filter));
   filter_set_choice (config, "noise", vals->noise);
   filter_set_choice (config, "mode", vals->mode);
@@ -134,5 +139,6 @@ bm3d_filter_attach (GimpDrawable      *drawable,
                 NULL);
   gimp_drawable_filter_update (filter);
   gimp_drawable_append_filter (drawable, filter);
+  gimp_image_undo_group_end (image);
   return TRUE;
 }

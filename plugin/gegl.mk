@@ -28,7 +28,10 @@ plugin_bm3d_denoise_gegl_so_LDADD = gpu/libbm3d.a $(GEGL_LIBS) \
 
 # Into the user's own GEGL folder, which GIMP 3 and the `gegl` command
 # read at start: $XDG_DATA_HOME/gegl-0.4/plug-ins, else
-# ~/.local/share/gegl-0.4/plug-ins.
+# ~/.local/share/gegl-0.4/plug-ins.  (The Flatpak GIMP reads
+# ~/.var/app/org.gimp.GIMP/data/gegl-0.4/plug-ins instead, GIMP for
+# Windows %LOCALAPPDATA%\gegl-0.4\plug-ins; neither is installed into
+# here: the module is copied there by hand.)
 gegl_user_dir = \
 	dir="$${XDG_DATA_HOME:-$$HOME/.local/share}/gegl-0.4/plug-ins"
 

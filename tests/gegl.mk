@@ -1,7 +1,8 @@
 # The GEGL operation bm3d:denoise (plugin/gegl.mk): through GEGL itself
 # (tiles, the engine's pixels, alpha, gray, mipmaps), and through the
 # `gegl` command against bm3d-denoise (skipped where there is no `gegl`
-# command).  GIMP 3's non-destructive filter is tests/gimp3-filter.sh.
+# command).  GIMP 3's non-destructive filter is tests/gimp3-filter.sh,
+# the dialog's Keep editable choice tests/gimp3-dialog-filter.sh.
 if HAVE_GEGL_OP
 check_PROGRAMS += tests/gegl-op-tiles
 TESTS += tests/gegl-op-tiles tests/gegl-op-cli.sh
@@ -14,7 +15,8 @@ AM_TESTS_ENVIRONMENT += \
 endif
 
 if GIMP3
-TESTS += tests/gimp3-filter.sh
+TESTS += tests/gimp3-filter.sh tests/gimp3-dialog-filter.sh
 endif
 
-EXTRA_DIST += tests/gegl-op-cli.sh tests/gimp3-filter.sh tests/gimp3-filter.scm
+EXTRA_DIST += tests/gegl-op-cli.sh tests/gimp3-filter.sh tests/gimp3-filter.scm \
+	tests/gimp3-dialog-filter.sh

@@ -347,6 +347,20 @@ type_sigma ()
 }
 
 # screen_shot FILE: the preview area's pixels, as on the screen.
+# click_widget NAME: a click near the left end of the widget whose place
+# the dialog log gave ("geometry NAME x= y= width= height="), halfway
+# down: a check button's box.
+click_widget ()
+{
+  local geometry x y h
+  geometry=$(session_log | grep -m 1 "geometry $1 ")
+  x=$(echo "$geometry" | sed 's/.* x=\([0-9]*\).*/\1/')
+  y=$(echo "$geometry" | sed 's/.* y=\([0-9]*\).*/\1/')
+  h=$(echo "$geometry" | sed 's/.* height=\([0-9]*\).*/\1/')
+  test -n "$x" || { note "no geometry for $1"; return 1; }
+  xdotool mousemove $((x + 8)) $((y + h / 2)) click 1
+}
+
 screen_shot ()
 {
   local geometry x y w h

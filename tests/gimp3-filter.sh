@@ -7,9 +7,51 @@
 # command's with the settings given (not the operation's defaults:
 # white noise of sigma 30 against camera noise), alpha bit-exact.  The
 # module is installed where GIMP finds it: $XDG_DATA_HOME/gegl-0.4/plug-ins.
+# Undo, in GIMP with its windows under a virtual display (skipped without
+# xvfb-run, xdotool and dbus-run-session): one Edit > Undo after the
+# procedure attached the filter leaves the layer without it and its
+# pixels bit-exact; one after a merge brings the filter back over the
+# layer's own pixels.
 . "${top_srcdir:-.}/tests/gimp3-lib.sh"
 
 module=${BM3D_GEGL_MODULE:-$top_builddir/plugin/bm3d-denoise-gegl.so}
+
+# Under xvfb-run: GIMP with its windows runs the batch command, and at
+# each "t-ready: N" Ctrl+Z is pressed in the image window, then the file
+# $work/ready.N tells the batch command to go on (t-wait-undo).
+undo_driver ()
+{
+  local log=$1 n i window
+  shift
+  gimp_runs=0
+  run_gimp_gui "$log" "$@" &
+  gimp_pid=$!
+  for n in 1 2; do
+    for i in $(seq 1 3000); do
+      grep -q "t-ready: $n" "$log" 2> /dev/null && break
+      kill -0 "$gimp_pid" 2> /dev/null || break
+      sleep 0.1
+    done
+    # The image window's title ends with the image's size.
+    window=$(xdotool search --name ' 128x128 ' \
+               2> /dev/null | head -n 1)
+    echo "undo $n: window ${window:-none}" >> "$work/driver.out"
+    if test -n "$window"; then
+      xdotool windowfocus --sync "$window" 2>> "$work/driver.out" || :
+      xdotool key --clearmodifiers ctrl+z
+      # The key is handled before the batch command asks again.
+      sleep 2
+    fi
+    touch "$work/ready.$n"
+  done
+  wait "$gimp_pid"
+}
+
+if test "${1:-}" = --inner; then
+  shift
+  undo_driver "$@"
+  exit 0
+fi
 
 require_tools
 test -f "$module" || skip_all "GEGL operation not built ($module)"
@@ -30,12 +72,6 @@ run_gimp "$log" \
   "(t-dump (t-load \"$work/noisy-rgba.png\") \"$work/before.raw\")"
 check "GIMP ran without a plug-in crash" no_crash "$log"
 check "gimp-console exited 0" exited_with "$log" 0
-
-# said NAME: the value of the helpers' line "t-NAME: VALUE".
-said ()
-{
-  grep -o "t-$1: [^ ]*" "$log" | head -n 1 | sed "s/t-$1: //"
-}
 
 "$command" --noise white --sigma $sigma --backend cpu \
   "$work/noisy-rgb.png" "$work/command.png" > /dev/null
@@ -65,5 +101,46 @@ check "merged: the command's pixels, with its settings ($same dB)" \
   at_least "$same" 50
 check "merged: alpha bit-exact" "$pixels" same-alpha \
   "$work/before.raw" "$work/merged.raw" "$geometry"
+
+# Undo.
+display_tools=yes
+for tool in xvfb-run xdotool dbus-run-session; do
+  command -v $tool > /dev/null 2>&1 || display_tools="no ($tool not found)"
+done
+if test "$display_tools" = yes; then
+  log=$work/gimp-undo.log
+  : > "$work/driver.out"
+  echo "(show-welcome-dialog no)" >> "$work/gimprc"
+  export work
+  GIMPDIR=$work/gimpdir-undo \
+    timeout 600 xvfb-run -a -s "-screen 0 1280x900x24 -noreset" \
+    dbus-run-session -- bash "$0" --inner "$log" \
+    "(t-filter-undo \"$work/noisy-rgba.png\" $sigma \"$work/undo-before.raw\"
+       \"$work/undone.raw\" \"$work/merge-undone.raw\" \"$work/ready\")" \
+    2> "$work/xvfb.err"
+  check "GIMP with its windows ran without a plug-in crash" no_crash "$log"
+  check "... and exited 0" exited_with "$log" 0
+  check "undo: the procedure attached one filter ($(said undo-attached))" \
+    test "$(said undo-attached)" = 1
+  check "undo: Ctrl+Z was pressed in the image window" \
+    grep -q "undo 1: window [0-9]" "$work/driver.out"
+  check "one undo: no filter left ($(said undo-undone))" \
+    test "$(said undo-undone)" = 0
+  check "one undo: the layer's pixels bit-exact as before" \
+    cmp "$work/undo-before.raw" "$work/undone.raw"
+  check "merged again: no filter ($(said undo-merged))" \
+    test "$(said undo-merged)" = 0
+  check "one undo after the merge: the filter is back" \
+    test "$(said undo-merge-undone)" = 1
+  check "... over the layer's own pixels, bit-exact" \
+    cmp "$work/undo-before.raw" "$work/merge-undone.raw"
+  if test $tap_failed -gt 0; then
+    sed 's/^/# gimp: /' "$log"
+    sed 's/^/# driver: /' "$work/driver.out"
+    sed 's/^/# xvfb-run: /' "$work/xvfb.err"
+  fi
+else
+  ok "undo # SKIP $display_tools"
+fi
 
 finish

@@ -73,12 +73,29 @@ run_gimp ()
   set_batch_args "$@"
   gimp_runs=$((gimp_runs + 1))
   GIMP3_DIRECTORY="${GIMPDIR:-$work/gimpdir-$gimp_runs}" \
-    timeout 600 "$gimp_console" -i -d -f --quit --gimprc="$work/gimprc" \
+    timeout 600 "$gimp_console" ${gimp_ui_args:--i} -d -f --quit \
+    --gimprc="$work/gimprc" \
     --batch-interpreter=plug-in-script-fu-eval "${batch_args[@]}" \
     > "$log" 2>&1
   status=$?
   echo "gimp-console exited with status $status" >> "$log"
   echo "# gimp-console exited with status $status ($# batch commands)"
+}
+
+# run_gimp_gui LOG EXPRESSION...: the same in GIMP with its windows
+# (under the test's own X display), for what only they offer, such as
+# Edit > Undo; its messages go to the log, as gimp-console's do.
+run_gimp_gui ()
+{
+  gimp_console=${GIMP_GUI:-gimp-3.0} \
+    gimp_ui_args="--no-splash --console-messages" run_gimp "$@"
+}
+
+# said NAME: the value of the Script-Fu helpers' line "t-NAME: VALUE"
+# (t-say) in the log $log.
+said ()
+{
+  grep -o "t-$1: [^ ]*" "$log" | head -n 1 | sed "s/t-$1: //"
 }
 
 # exited_with LOG STATUS

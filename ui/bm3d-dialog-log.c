@@ -90,6 +90,8 @@ dialog_log_geometry (Dialog *d)
   log_widget (d, "strength-scale", d->strength_widgets[1]);
   log_widget (d, "strength-spin", d->strength_widgets[2]);
   log_widget (d, "preview", gimp_preview_get_area (GIMP_PREVIEW (d->preview)));
+  if (d->keep_editable_toggle)
+    log_widget (d, "keep-editable", d->keep_editable_toggle);
 }
 
 /* A high-priority pulse: when the main loop is blocked, the pulse comes
@@ -187,8 +189,13 @@ dialog_close_log (Dialog *d,
     g_source_remove (d->pulse_id);
   if (d->log)
     {
-      dialog_log (d, "close response=%d longest-stall-ms=%.1f", response,
-                  d->worst_stall_us / 1000.0);
+      if (d->keep_editable)
+        dialog_log (d, "close response=%d longest-stall-ms=%.1f "
+                    "keep-editable=%d", response,
+                    d->worst_stall_us / 1000.0, *d->keep_editable);
+      else
+        dialog_log (d, "close response=%d longest-stall-ms=%.1f", response,
+                    d->worst_stall_us / 1000.0);
       fclose (d->log);
     }
   g_free (d->tile_path);

@@ -119,6 +119,7 @@ struct _Dialog
   GtkWidget      *mode_combo;
   GtkWidget      *backend_combo;
   GtkWidget      *fast_toggle;
+  GtkWidget      *keep_editable_toggle;  /* NULL: not offered */
   GtkWidget      *advanced;     /* the expander's table              */
   GtkAdjustment  *search_adj;
   GtkWidget      *group_hard_combo;

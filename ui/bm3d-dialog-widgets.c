@@ -590,9 +590,10 @@ noise_widgets_new (Dialog    *d,
 
 static void
 keep_editable_toggled (GtkToggleButton *toggle,
-                       gboolean        *keep_editable)
+                       Dialog          *d)
 {
-  *keep_editable = gtk_toggle_button_get_active (toggle);
+  *d->keep_editable = gtk_toggle_button_get_active (toggle);
+  dialog_log (d, "keep-editable value=%d", *d->keep_editable);
 }
 
 /* The Keep editable choice, when the caller offers it.  */
@@ -609,7 +610,8 @@ keep_editable_new (Dialog    *d,
   gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (toggle),
                                 *d->keep_editable);
   g_signal_connect (toggle, "toggled", G_CALLBACK (keep_editable_toggled),
-                    d->keep_editable);
+                    d);
+  d->keep_editable_toggle = toggle;
   gimp_help_set_help_data (toggle,
                            _("Add BM3D to the layer as a non-destructive "
                              "filter: it stays editable from the layer's "
