@@ -17,6 +17,7 @@
 
 #include "noise/noise.h"
 #include "noise/noise_vst.h"
+#include "bm3d/bm3d_tables.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -40,6 +41,60 @@
  * on the synthetic phone set (docs/camera-noise.md): it scales with
  * the measurement, pulling no photograph towards a typical level.  */
 #define PHOTO_GAIN      2.0f
+
+/* Texture taken for noise.  The profile is measured in the flattest
+ * 32x32 blocks; the finest scale's reading (noise_estimate.c) in the
+ * flattest 8x8 patches, on the high frequencies of their DCT (u + v >= 8),
+ * as the fifth smallest of those 28 variances.  Stationary noise, white
+ * or correlated, shows there what its profile predicts for the same
+ * statistic: the profile's own DCT variances (var_wiener) give that
+ * prediction exactly, lags to 7 covering an 8x8 patch.  When the
+ * profile predicts TEXTURE_RATIO times what the finest scale measures
+ * and TEXTURE_EXCESS more (0..255, luminance plane), the flattest
+ * blocks held texture that no patch of the photograph's flattest parts
+ * shows: the noise is the finest scale's.  Measured (docs/camera-noise.md):
+ * the shared PolyU photographs, noisy and their clean means, excess at
+ * most 0.45; the synthetic phone set, ratio at most 1.7; clean Kodak
+ * and Set12 photographs whose texture reads as noise, ratio 2.2 to 6
+ * and excess 1.1 to 4.5.  */
+#define TEXTURE_RATIO   2.0f
+#define TEXTURE_EXCESS  0.75f
+
+/* The fifth smallest of the luminance plane's high-frequency DCT
+ * variances (u + v >= 8) that `profile` predicts, as a deviation.  */
+static float
+profile_fine_luma (const bm3d_noise_profile *profile)
+{
+  float v[28], t;
+  int n = 0;
+
+  for (int u = 0; u < 8; u++)
+    for (int w = 8 - u; w < 8; w++)
+      v[n++] = profile->var_wiener[0][u * 8 + w];
+  /* Five passes of selection: the five smallest in front.  */
+  for (int i = 0; i < 5; i++)
+    for (int j = i + 1; j < n; j++)
+      if (v[j] < v[i])
+        {
+          t = v[i];
+          v[i] = v[j];
+          v[j] = t;
+        }
+  return sqrtf (v[4] > 0.0f ? v[4] : 0.0f);
+}
+
+/* Does `profile`, measured on an image whose finest scale reads `fine`
+ * (white RGB sigma, or gray), describe texture rather than noise?  */
+static int
+reads_texture (const bm3d_noise_profile *profile, float fine)
+{
+  float measured = fine * (profile->channels == 3
+                           ? bm3d_colour_noise_gain[0] : 1.0f);
+  float predicted = profile_fine_luma (profile);
+
+  return predicted > TEXTURE_RATIO * measured
+         && predicted > measured + TEXTURE_EXCESS;
+}
 
 /* The white RGB sigma BM3D is given for processed noise whose profile
  * measures `measured` (its sigma_white).  */
@@ -89,7 +144,9 @@ bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
   float fine, measured;
   bm3d_status status;
 
-  if ((status = fine_sigma (in, job, &fine)) != BM3D_OK)
+  if (job->fine_sigma >= 0.0f)
+    fine = job->fine_sigma;
+  else if ((status = fine_sigma (in, job, &fine)) != BM3D_OK)
     return status;
   job->processed_noise = is_processed (profile, fine);
   job->report->sigma_fine = fine;
@@ -121,7 +178,8 @@ bm3d_photo_sigma (const bm3d_image *in, bm3d_job *job, float *sigma)
   job->tile_base = 1.0;
   job->tile_share = 0.0;
   status = bm3d_estimate_profile_cpu (in, job, &profile);
-  if (status == BM3D_OK && is_processed (&profile, *sigma))
+  if (status == BM3D_OK && is_processed (&profile, *sigma)
+      && ! reads_texture (&profile, *sigma))
     {
       job->report->processed_noise = 1;
       *sigma = processed_sigma (profile.sigma_white);
@@ -129,8 +187,24 @@ bm3d_photo_sigma (const bm3d_image *in, bm3d_job *job, float *sigma)
   return status;
 }
 
-/* No block could be measured (all clipped, or flat): white noise of
- * the finest scale's reading instead, said in the report's notice.  */
+/* White noise of the finest scale's reading `fine` instead of a
+ * profile, said in the report's notice with `why`.  */
+static void
+white_profile (bm3d_job *job, bm3d_noise_profile *profile, float fine,
+               const char *why)
+{
+  if (!(fine > 0.05f))
+    fine = 0.05f;
+  bm3d_noise_profile_init_white (profile, job->channels, fine);
+  job->report->noise_unmeasured = 1;
+  job->report->sigma_fine = fine;
+  snprintf (job->report->notice, sizeof job->report->notice,
+            "no camera noise could be measured (%s): filtered as white "
+            "noise of sigma %.2f, the finest scale's reading", why,
+            (double) fine);
+}
+
+/* No block could be measured (all clipped, or flat).  */
 static bm3d_status
 unmeasured_profile (const bm3d_image *in, bm3d_job *job,
                     bm3d_noise_profile *profile)
@@ -138,17 +212,33 @@ unmeasured_profile (const bm3d_image *in, bm3d_job *job,
   float fine;
   bm3d_status status = fine_sigma (in, job, &fine);
 
+  if (status == BM3D_OK)
+    white_profile (job, profile, fine, "the photograph is clipped or flat "
+                   "where it could be");
+  return status;
+}
+
+/* The profile measured on `measured` (`in`, or its stabilised copy) is
+ * checked against the finest scale of that image (reads_texture ()):
+ * texture gives way to white noise of the finest scale's reading of
+ * `in` (the report then says it as it says unmeasured noise).  */
+static bm3d_status
+check_texture (const bm3d_image *in, const bm3d_image *measured,
+               bm3d_job *job, bm3d_noise_profile *profile)
+{
+  float fine;
+  bm3d_status status = fine_sigma (measured, job, &fine);
+
   if (status != BM3D_OK)
     return status;
-  if (!(fine > 0.05f))
-    fine = 0.05f;
-  bm3d_noise_profile_init_white (profile, job->channels, fine);
-  job->report->noise_unmeasured = 1;
-  job->report->sigma_fine = fine;
-  snprintf (job->report->notice, sizeof job->report->notice,
-            "no camera noise could be measured (the photograph is clipped "
-            "or flat where it could be): filtered as white noise of sigma "
-            "%.2f, the finest scale's reading", (double) fine);
+  job->fine_sigma = fine;
+  if (! reads_texture (profile, fine))
+    return BM3D_OK;
+  job->fine_sigma = -1.0f;
+  if (measured != in && (status = fine_sigma (in, job, &fine)) != BM3D_OK)
+    return status;
+  white_profile (job, profile, fine, "its flattest parts hold texture, "
+                 "not noise");
   return BM3D_OK;
 }
 
@@ -188,10 +278,13 @@ bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
     }
   if (stab_out)
     *stab_out = NULL;
+  job->fine_sigma = -1.0f;
   status = bm3d_estimate_profile_cpu (stab ? stab : in, job, profile);
   if (status == BM3D_OK && job->report->noise_unmeasured)
     status = unmeasured_profile (in, job, profile);
-  else if (status == BM3D_OK && stab)
+  else if (status == BM3D_OK)
+    status = check_texture (in, stab ? stab : in, job, profile);
+  if (status == BM3D_OK && ! job->report->noise_unmeasured && stab)
     {
       memcpy (profile->nlf, nlf, sizeof nlf);
       /* The filter's input is this very image: the same level function
