@@ -186,6 +186,13 @@ typedef struct
   float  sigma_white;
   /* The noise level function, or all 0 (see above).  */
   float  nlf[BM3D_NOISE_PLANES][BM3D_NLF_BINS];
+  /* Set by the estimate (has_fine non-zero): the finest scale's white
+   * sigma of the image it read, which a call given this profile takes
+   * for the photograph's gain instead of reading the image (a tile, a
+   * strip) it is given: one reading for every tile of one photograph.
+   * 0 in profiles read from files or made by hand: the call reads it.  */
+  int    has_fine;
+  float  sigma_fine;
 } bm3d_noise_profile;
 
 /* What params->noise selects.  */

@@ -146,6 +146,8 @@ bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
 
   if (job->fine_sigma >= 0.0f)
     fine = job->fine_sigma;
+  else if (profile->has_fine)
+    fine = profile->sigma_fine;
   else if ((status = fine_sigma (in, job, &fine)) != BM3D_OK)
     return status;
   job->processed_noise = is_processed (profile, fine);
@@ -296,6 +298,10 @@ bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
         }
     }
   bm3d_stabilised_free (stab, job);
+  /* The reading the gain takes, for the calls this profile is given to
+   * (white profiles have none: they take no gain).  */
+  profile->has_fine = status == BM3D_OK && job->fine_sigma >= 0.0f;
+  profile->sigma_fine = profile->has_fine ? job->fine_sigma : 0.0f;
   job->tile_base = share;
   job->tile_share = 1.0 - share;
   return status;
