@@ -268,9 +268,10 @@ estimate_profile (GeglBuffer          *source,
   note_unmeasured (&report, run_mode);
   params->profile = profile;
   bm3d_noise_profile_levels (profile, &luma, &chroma);
-  g_printerr ("%s: estimated camera noise: luma %.4g, chroma %.4g (white "
-              "sigma %.4g)\n", PLUG_IN_BINARY, (double) luma, (double) chroma,
-              (double) profile->sigma_white);
+  /* No white sigma: BM3D filters the profile itself, and the modes
+   * that take one from it (non-local means, isoline) cap it.  */
+  g_printerr ("%s: estimated camera noise: luma %.4g, chroma %.4g\n",
+              PLUG_IN_BINARY, (double) luma, (double) chroma);
   return TRUE;
 }
 
