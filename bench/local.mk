@@ -66,7 +66,7 @@ bench_bm3d_preview_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli \
 	-I$(top_srcdir)/imageio
 bench_bm3d_preview_bench_LDADD = gpu/libbm3d.a $(IMAGE_IO_LIBS) $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
-EXTRA_DIST += bench/dialog-latency.sh bench/dialog-repeat.sh
+EXTRA_DIST += bench/dialog-latency.sh bench/dialog-repeat.sh bench/dialog-screenshot.sh
 
 # The CPU backend's thread sweep, its band schedules simulated from a
 # traced one-thread run (BM3D_CPU_TRACE), and its speed beside BM3DCPU.

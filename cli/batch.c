@@ -274,17 +274,21 @@ job_done (Batch *b, Job *job)
       char startup[48] = "";
 
       if (job->report.backend_used == BM3D_BACKEND_CUDA)
-        snprintf (where, sizeof where, " %d", b->workers[job->worker].device);
+        snprintf (where, sizeof where, " on device %d",
+                  b->workers[job->worker].device);
       /* The first file on a device waits for its context.  */
       if (job->report.seconds_startup >= 0.0005)
         snprintf (startup, sizeof startup, " (start-up wait %.3f s)",
                   job->report.seconds_startup);
-      say_locked (b, "%s: %dx%d, %d channels, %d bits, sigma %.2f, %s%s: "
-                  "read %.3f s, engine %.3f s%s, write %.3f s", job->output,
-                  job->out.width, job->out.height, job->out.channels,
-                  job->depth, (double) job->sigma,
-                  bm3d_backend_name (job->report.backend_used), where,
-                  job->t_read, job->t_engine, startup, job->t_write);
+      char line[PATH_MAX + 256];
+      bm3d_params p = opt->params;
+
+      p.sigma = job->sigma;
+      cli_run_line (line, sizeof line, job->input, &job->out, job->depth,
+                    &p, opt->estimate_sigma, job->report.backend_used);
+      say_locked (b, "%s%s: read %.3f s, engine %.3f s%s, write %.3f s",
+                  line, where, job->t_read, job->t_engine, startup,
+                  job->t_write);
     }
   pthread_cond_broadcast (&b->changed);
   pthread_mutex_unlock (&b->lock);

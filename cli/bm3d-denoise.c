@@ -87,14 +87,6 @@ print_psnr_value (double psnr)
     printf ("%.2f dB", psnr);
 }
 
-static const char *
-layout_name (const Image *img)
-{
-  static const char *const names[] = { "gray", "gray+alpha", "RGB", "RGBA" };
-
-  return names[img->channels - 1];
-}
-
 static double
 mebibytes (double bytes)
 {
@@ -118,22 +110,11 @@ print_verbose (const Options *opt, const bm3d_params *params, const Image *in,
 {
   struct rusage usage;
   int threads = cpu_threads (opt);
+  char line[PATH_MAX + 256];
 
-  cli_message ("%s: %dx%d %s, %d bits", opt->input, in->width, in->height,
-           layout_name (in), in->depth);
-  if (params->noise == BM3D_NOISE_PROFILE)
-    cli_message ("mode %s, camera noise, strength %g, chroma strength %g, "
-             "backend %s%s", bm3d_mode_name (params->mode),
-             params->strength > 0.0f ? (double) params->strength : 1.0,
-             params->chroma_strength > 0.0f
-             ? (double) params->chroma_strength : 1.0,
-             bm3d_backend_name (report->backend_used),
-             report->backend_used == BM3D_BACKEND_CPU ? "" : " (GPU)");
-  else
-    cli_message ("mode %s, sigma %g, backend %s%s", bm3d_mode_name (params->mode),
-             (double) params->sigma,
-             bm3d_backend_name (report->backend_used),
-             report->backend_used == BM3D_BACKEND_CPU ? "" : " (GPU)");
+  cli_run_line (line, sizeof line, opt->input, in, in->depth, params,
+                opt->estimate_sigma, report->backend_used);
+  cli_message ("%s", line);
   if (report->backend_used == BM3D_BACKEND_CPU)
     cli_message ("CPU threads: %d", threads);
   cli_message ("time: read %.3f s, phase 1 (hard threshold) %.3f s, "
@@ -336,8 +317,8 @@ run_compare (const Options *opt)
     {
       if (image_psnr (&a, &b, &psnr) < 0)
         cli_message ("cannot compare %s (%dx%d %s) with %s (%dx%d %s)",
-                 opt->input, a.width, a.height, layout_name (&a),
-                 opt->output, b.width, b.height, layout_name (&b));
+                 opt->input, a.width, a.height, cli_layout_name (&a),
+                 opt->output, b.width, b.height, cli_layout_name (&b));
       else
         {
           print_psnr_value (psnr);
@@ -382,8 +363,8 @@ read_reference (const Options *opt, const Image *in, Image *ref)
   if (image_psnr (in, ref, &unused) < 0)
     {
       cli_message ("reference %s (%dx%d %s) does not match %s (%dx%d %s)",
-               opt->reference, ref->width, ref->height, layout_name (ref),
-               opt->input, in->width, in->height, layout_name (in));
+               opt->reference, ref->width, ref->height, cli_layout_name (ref),
+               opt->input, in->width, in->height, cli_layout_name (in));
       image_free (ref);
       return -1;
     }
@@ -467,14 +448,12 @@ camera_profile (const Options *opt, const bm3d_image *in,
       bm3d_noise_profile_levels (profile, &luma, &chroma);
       if (colour == 3)
         cli_message ("noise profile (%s): luma %.2f, chroma %.2f (as white RGB "
-                 "sigma), white-model sigma %.2f",
-                 opt->profile_in ? opt->profile_in : "estimated",
-                 (double) luma, (double) chroma,
-                 (double) profile->sigma_white);
+                 "sigma)", opt->profile_in ? opt->profile_in : "estimated",
+                 (double) luma, (double) chroma);
       else
-        cli_message ("noise profile (%s): level %.2f, white-model sigma %.2f",
+        cli_message ("noise profile (%s): level %.2f",
                  opt->profile_in ? opt->profile_in : "estimated",
-                 (double) luma, (double) profile->sigma_white);
+                 (double) luma);
     }
   return 0;
 }

@@ -178,3 +178,33 @@ engine_option_set (bm3d_params *params, const char *name, const char *value,
     }
   return 0;
 }
+
+const char *
+cli_layout_name (const Image *img)
+{
+  static const char *const names[] = { "gray", "gray+alpha", "RGB", "RGBA" };
+
+  return names[img->channels - 1];
+}
+
+void
+cli_run_line (char *buf, size_t len, const char *file, const Image *img,
+              int depth, const bm3d_params *params, int sigma_estimated,
+              bm3d_backend used)
+{
+  char noise[96];
+
+  if (params->noise == BM3D_NOISE_PROFILE)
+    snprintf (noise, sizeof noise,
+              "camera noise, strength %g, chroma strength %g",
+              params->strength > 0.0f ? (double) params->strength : 1.0,
+              params->chroma_strength > 0.0f
+              ? (double) params->chroma_strength : 1.0);
+  else
+    snprintf (noise, sizeof noise, "sigma %.2f%s", (double) params->sigma,
+              sigma_estimated ? " (estimated)" : "");
+  snprintf (buf, len, "%s: %dx%d %s, %d bits, mode %s, %s, backend %s%s",
+            file, img->width, img->height, cli_layout_name (img), depth,
+            bm3d_mode_name (params->mode), noise, bm3d_backend_name (used),
+            used == BM3D_BACKEND_CPU ? "" : " (GPU)");
+}

@@ -58,6 +58,20 @@ int        engine_option_takes_value (const char *name);
 /* Which mode an option of engine_option_set () belongs to.  */
 bm3d_mode  engine_option_mode    (const char *name);
 
+/* "gray", "gray+alpha", "RGB" or "RGBA".  */
+const char *cli_layout_name      (const Image *img);
+
+/* What --verbose says of each file's run, in the same words for one file
+ * and for a batch:
+ *   FILE: 512x512 RGB, 8 bits, mode bm3d, sigma 20.00, backend cpu
+ * the sigma followed by "(estimated)" for --sigma auto; camera noise
+ * named with its strengths, never with a white sigma it did not use.
+ * `depth` is the file's bits per sample.  */
+void       cli_run_line          (char *buf, size_t len, const char *file,
+                                  const Image *img, int depth,
+                                  const bm3d_params *params,
+                                  int sigma_estimated, bm3d_backend used);
+
 /* `img` as the engine sees it: no copy.  */
 bm3d_image engine_view           (const Image *img);
 

@@ -33,6 +33,7 @@ EXTRA_DIST += \
 	data/dialog.png \
 	data/dialog-gimp3.png \
 	data/filter-gimp3.png \
+	data/before-after.png \
 	data/LICENSE-images.md \
 	data/demo.sh \
 	data/bm3d-slurm-array.sh

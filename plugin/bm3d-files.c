@@ -268,7 +268,11 @@ bm3d_files_denoise (const gchar *const *files,
     {
       const Bm3dFilePlan *file = &g_array_index (plan, Bm3dFilePlan, i);
 
-      gimp_progress_init_printf (_("BM3D denoising %s"), file->input);
+      gchar *message = g_strdup_printf (_("BM3D denoising %s"),
+                                        file->input);
+
+      bm3d_run_progress_init (message);
+      g_free (message);
       if (file->refusal)
         {
           tell (file->input, file->refusal);

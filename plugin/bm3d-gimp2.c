@@ -570,10 +570,10 @@ run (const gchar      *name,
     }
   else
     {
-      gimp_progress_init (_("BM3D denoising"));
+      bm3d_run_progress_init (_("BM3D denoising"));
       if (bm3d_run_denoise (drawable_id, &vals, run_mode, &error))
         {
-          gimp_progress_update (1.0);
+          bm3d_run_progress_update (1.0);
           if (run_mode != GIMP_RUN_NONINTERACTIVE)
             gimp_displays_flush ();
           /* As GIMP's own filters do: only a choice made in the dialog

@@ -432,10 +432,10 @@ bm3d_run (GimpProcedure        *procedure,
                                                NULL);
     }
 
-  gimp_progress_init (_("BM3D denoising"));
+  bm3d_run_progress_init (_("BM3D denoising"));
   if (! bm3d_run_denoise (drawable, &vals, run_mode, &error))
     return return_error (procedure, GIMP_PDB_EXECUTION_ERROR, error);
-  gimp_progress_update (1.0);
+  bm3d_run_progress_update (1.0);
   if (run_mode != GIMP_RUN_NONINTERACTIVE)
     gimp_displays_flush ();
 

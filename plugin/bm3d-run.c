@@ -18,7 +18,9 @@
 
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <libgimp/gimp.h>
 
@@ -99,7 +101,7 @@ progress_update (double fraction, void *data)
   /* Each update is a round trip to GIMP: send whole percents only.  */
   if (fraction >= 1.0 || overall - state->last >= 0.01)
     {
-      gimp_progress_update (overall);
+      bm3d_run_progress_update (overall);
       state->last = overall;
     }
 
@@ -155,6 +157,48 @@ bm3d_run_times_wanted (void)
   const gchar *value = g_getenv ("BM3D_PLUGIN_TIMES");
 
   return (value && strcmp (value, "1") == 0) || bm3d_render_passthrough ();
+}
+
+/* BM3D_PROGRESS_LOG (a file; an environment switch, docs/environment.md):
+ * every call to GIMP's progress API, with the value sent and GIMP's
+ * answer, one line each, appended as it happens:
+ *   PID init MESSAGE -> 1
+ *   PID update 0.250000 -> 1
+ * The tests read it to see the bar started and brought to its end, and
+ * to know when the final run is under way.  */
+static void
+progress_log (const gchar *what,
+              gboolean     answer)
+{
+  const gchar *name = g_getenv ("BM3D_PROGRESS_LOG");
+  FILE        *log;
+
+  if (! name || ! *name || ! (log = fopen (name, "a")))
+    return;
+  fprintf (log, "%ld %s -> %d\n", (long) getpid (), what, answer ? 1 : 0);
+  fclose (log);
+}
+
+gboolean
+bm3d_run_progress_init (const gchar *message)
+{
+  gboolean  answer = gimp_progress_init (message);
+  gchar    *what = g_strdup_printf ("init %s", message);
+
+  progress_log (what, answer);
+  g_free (what);
+  return answer;
+}
+
+gboolean
+bm3d_run_progress_update (gdouble fraction)
+{
+  gboolean answer = gimp_progress_update (fraction);
+  gchar    what[64];
+
+  g_snprintf (what, sizeof what, "update %.6f", fraction);
+  progress_log (what, answer);
+  return answer;
 }
 
 /* Seconds since the last lap.  */
@@ -224,9 +268,10 @@ estimate_profile (GeglBuffer          *source,
   note_unmeasured (&report, run_mode);
   params->profile = profile;
   bm3d_noise_profile_levels (profile, &luma, &chroma);
-  g_printerr ("%s: estimated camera noise: luma %.4g, chroma %.4g (white "
-              "sigma %.4g)\n", PLUG_IN_BINARY, (double) luma, (double) chroma,
-              (double) profile->sigma_white);
+  /* No white sigma: BM3D filters the profile itself, and the modes
+   * that take one from it (non-local means, isoline) cap it.  */
+  g_printerr ("%s: estimated camera noise: luma %.4g, chroma %.4g\n",
+              PLUG_IN_BINARY, (double) luma, (double) chroma);
   return TRUE;
 }
 

@@ -33,6 +33,11 @@ const gchar *bm3d_run_locale_dir      (void);
  * passthrough): each final run's, and each file's of the batch.  */
 gboolean     bm3d_run_times_wanted    (void);
 
+/* gimp_progress_init and gimp_progress_update, each call and GIMP's
+ * answer written to the file BM3D_PROGRESS_LOG names, when it is set.  */
+gboolean     bm3d_run_progress_init   (const gchar       *message);
+gboolean     bm3d_run_progress_update (gdouble            fraction);
+
 /* FALSE, with a message for the user in `error`, when `drawable` cannot
  * be denoised: gone, indexed, or a layer group.  */
 gboolean     bm3d_run_check_drawable  (Bm3dDrawable       drawable,

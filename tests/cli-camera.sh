@@ -224,7 +224,7 @@ expect_error 2 'only to one INPUT OUTPUT' \
 # output) gave 37.88 and 34.44 dB against inputs of 37.87 and 34.39:
 # nothing.
 # (BM3D_REAL_PHOTOS names the folder elsewhere, to run this by hand.)
-polyu=${BM3D_REAL_PHOTOS:-$top_srcdir/../shared/benchmark-sets/real-noise-polyu}
+polyu=${BM3D_REAL_PHOTOS:-${BM3D_BENCHMARK_SETS:-$top_srcdir/../shared/benchmark-sets}/real-noise-polyu}
 if [ -d "$polyu" ]; then
   for photo in Canon80D_8_8_6400_comproom_12 NikonD800_5_125_6400_stair_1; do
     run "$cmd" --noise camera --threads 2 "$polyu/${photo}_real.JPG" \
@@ -253,7 +253,7 @@ if [ -d "$polyu" ]; then
     "$cmd" --compare "$o/tiny.pfm" "$polyu/${photo}_mean.JPG"
 else
   skip "camera mode on two shared real photographs" \
-    "no $polyu (CI has it; a release tarball does not)"
+    "no folder $polyu (set BM3D_BENCHMARK_SETS to the benchmark sets' folder, or BM3D_REAL_PHOTOS to this set's)"
 fi
 
 finish

@@ -92,20 +92,20 @@ if [ "$rc" -eq 0 ] && echo "$out" | grep -q '^Usage: bm3d-denoise' \
 else
   not_ok "--help: usage on stdout, exit 0"
 fi
-# README's command reference is the help, word for word.
-readme=$top_srcdir/README.md
+# The command reference (docs/command.md) is the help, word for word.
+readme=$top_srcdir/docs/command.md
 if [ -f "$readme" ]; then
   sed -n '/^<!-- bm3d-denoise --help: begin -->$/,/^<!-- bm3d-denoise --help: end -->$/p' \
     "$readme" | sed '1d;$d' | sed 's/^    //' >"$work/readme-help"
   "$cmd" --help | sed 's/[[:space:]]*$//' >"$work/help"
   if cmp -s "$work/help" "$work/readme-help"; then
-    ok "README's command reference matches --help"
+    ok "docs/command.md's command reference matches --help"
   else
-    not_ok "README's command reference matches --help"
+    not_ok "docs/command.md's command reference matches --help"
     diff "$work/help" "$work/readme-help" | sed 's/^/#   /'
   fi
 else
-  skip "README's command reference matches --help" "no README.md"
+  skip "docs/command.md's command reference matches --help" "no docs/command.md"
 fi
 run "$cmd" --version
 if [ "$rc" -eq 0 ] && echo "$out" | grep -q '^bm3d-denoise (.*) [0-9]'; then

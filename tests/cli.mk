@@ -21,7 +21,8 @@ CLI_TESTS = \
 	tests/cli-estimate.sh \
 	tests/cli-camera.sh \
 	tests/cli-backend.sh \
-	tests/cli-intio.sh
+	tests/cli-intio.sh \
+	tests/cli-verbose.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli-lib.sh tests/cli-images.py \
 	tests/cli-files.py

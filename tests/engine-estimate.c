@@ -508,8 +508,8 @@ main (void)
     for (size_t i = 0; i < sizeof set12_images / sizeof set12_images[0]; i++)
       accuracy_on (set12, set12_images[i], 2000 + 10 * i, 0);
   else
-    printf ("ok %d - Set12 # SKIP %s not found (set BM3D_BENCHMARK_SETS)\n",
-            ++tap_count, set12);
+    printf ("ok %d - Set12 # SKIP no folder %s (set BM3D_BENCHMARK_SETS "
+            "to the benchmark sets' folder)\n", ++tap_count, set12);
 
   test_constant ();
   test_alpha_and_threads ();

@@ -213,7 +213,7 @@ check "... writing nothing" test -z "$(ls "$work/out-bad")"
 # and above what white CBM3D at sigma 0 gave before camera noise (its
 # estimate then: sigma 0.48 and 0.72, 37.88 and 34.44 dB), as well as
 # the command does.
-polyu=${BM3D_REAL_PHOTOS:-$top_srcdir/../shared/benchmark-sets/real-noise-polyu}
+polyu=${BM3D_REAL_PHOTOS:-${BM3D_BENCHMARK_SETS:-$top_srcdir/../shared/benchmark-sets}/real-noise-polyu}
 if test -d "$polyu"; then
   photos="Canon80D_8_8_6400_comproom_12:37.88 NikonD800_5_125_6400_stair_1:34.44"
   exprs=()
@@ -258,7 +258,7 @@ if test -d "$polyu"; then
     fi
   done
 else
-  ok "# SKIP real photographs: no $polyu (CI has it; a release tarball does not)"
+  ok "# SKIP real photographs: no folder $polyu (set BM3D_BENCHMARK_SETS to the benchmark sets' folder, or BM3D_REAL_PHOTOS to this set's)"
 fi
 
 if test $tap_failed -gt 0; then

@@ -569,3 +569,248 @@ check_accepted ()
       "$work/accepted-$i-before.raw" "$after" 128x128x4xu8
   done
 }
+
+# The console tests' driver (tests/gimp-undo.sh, tests/gimp3-undo.sh):
+# GIMP with its windows under a virtual display reads Script-Fu from a
+# FIFO (its batch interpreter on standard input, `-b -`), one expression
+# at a time, so that the test can press keys in the image window or end
+# the plug-in between two of them.  Each GIMP's library says how GIMP
+# starts (start_console LOG: reads standard input).
+
+# console_open: GIMP started on $work/console.fifo; its output in
+# $work/console.out.
+console_open ()
+{
+  mkfifo "$work/console.fifo"
+  start_console "$work/console.out" < "$work/console.fifo" &
+  console_pid=$!
+  exec 7> "$work/console.fifo"
+  console_n=0
+}
+
+# console_close: GIMP told to quit (without asking about the changed
+# images), its input closed.
+console_close ()
+{
+  echo "(gimp-quit TRUE)" >&7
+  exec 7>&-
+  wait "$console_pid"
+}
+
+# console_send EXPR: sends EXPR (on one line) without waiting; its
+# answer, "ok" or "error" (whether it raised an error), is answer
+# number $console_n.
+console_send ()
+{
+  console_n=$((console_n + 1))
+  echo "(begin (display (string-append \"t-answer $console_n \"
+          (catch \"error\" $1 \"ok\"))) (newline))" | tr '\n' ' ' >&7
+  echo >&7
+}
+
+# console_answer N [SECONDS]: answer N once it has come (empty after
+# SECONDS, 600 by default).
+console_answer ()
+{
+  local i
+  for i in $(seq 1 $(( ${2:-600} * 10 ))); do
+    if grep -q -o "t-answer $1 [a-z]*" "$work/console.out" 2> /dev/null; then
+      grep -o "t-answer $1 [a-z]*" "$work/console.out" | head -n 1 \
+        | sed "s/t-answer $1 //"
+      return 0
+    fi
+    kill -0 "$console_pid" 2> /dev/null || return 0
+    sleep 0.1
+  done
+}
+
+# console_define NAME: a global variable, for `console "(set! NAME ...)"`
+# (a define inside console's catch would stay inside it).
+console_define ()
+{
+  echo "(define $1 #f)" >&7
+}
+
+# console EXPR: sends EXPR and waits for its answer; fails on "error".
+console ()
+{
+  local answer
+  console_send "$1"
+  answer=$(console_answer "$console_n")
+  note "console $console_n: ${answer:-no answer}: $1"
+  test "$answer" = ok
+}
+
+# image_window: the window of the only image shown (both GIMPs end its
+# title with "GIMP"; GIMP 3 names an image loaded by Script-Fu
+# [Untitled], so not by its file).
+image_window ()
+{
+  local i id
+  for i in $(seq 1 300); do
+    id=$(xdotool search --name ' GIMP$' 2> /dev/null | head -n 1)
+    test -n "$id" && { echo "$id"; return 0; }
+    sleep 0.1
+  done
+}
+
+# wait_changed FILE OTHER DUMP-EXPR: dumps the image to FILE (DUMP-EXPR
+# writes it) until FILE differs from OTHER, 30 s at most: a key pressed
+# in the image window is handled in GIMP's main loop, in no fixed order
+# with the console's calls.
+wait_changed ()
+{
+  local i
+  for i in $(seq 1 60); do
+    console "$3" || return 1
+    cmp -s "$1" "$2" || return 0
+    sleep 0.5
+  done
+  note "$1 never changed"
+}
+
+# progress_pid N: the process id of the N-th plug-in run that logged to
+# $progress_log (BM3D_PROGRESS_LOG), once it has sent a value above 0
+# and below 1 (its final run under way); empty after 120 s.
+progress_pid ()
+{
+  local i pid
+  for i in $(seq 1 1200); do
+    pid=$(awk '$2 == "init" && !seen[$1]++ { n++; if (n == N) print $1 }' \
+            N="$1" "$progress_log" 2> /dev/null)
+    if test -n "$pid" \
+       && awk -v p="$pid" '$1 == p && $2 == "update" && $3 > 0 && $3 < 1 {
+                             f = 1 } END { exit !f }' "$progress_log"; then
+      echo "$pid"
+      return 0
+    fi
+    sleep 0.1
+  done
+}
+
+# check_progress PID NAME: the run PID's calls to GIMP's progress API
+# ($progress_log): the bar started ("init", accepted by GIMP), more than
+# one value sent, never backwards, within 0..1, the last 1, and GIMP
+# accepted every one.
+check_progress ()
+{
+  check "$2: the progress bar was started" \
+    awk -v p="$1" '$1 == p && $2 == "init" && $NF == 1 { f = 1 }
+                   END { exit !f }' "$progress_log"
+  check "$2: the bar advanced, never backwards, to its end (1.0)" \
+    awk -v p="$1" '$1 == p && $2 == "update" {
+                     n++; if ($3 < last || $3 < 0 || $3 > 1) bad = 1
+                     last = $3 }
+                   END { print n " values, the last " last
+                         exit !(n > 1 && !bad && last == 1) }' "$progress_log"
+  check "$2: GIMP accepted every value" \
+    awk -v p="$1" '$1 == p && $NF != 1 { print; bad = 1 } END { exit bad }' \
+    "$progress_log"
+}
+
+# The undo, progress and cancel session (tests/gimp-undo.sh,
+# tests/gimp3-undo.sh), run by the test's inner part under the virtual
+# display; check_undo_session reads what it left in $work.
+#  1. The procedure on $noisy, then Ctrl+Z once in the image window, then
+#     Ctrl+Y: dumps before, after, undone and redone.
+#  2. A 1536 x 1536 image ($work/big.png, scaled up): the procedure's
+#     plug-in process is ended (SIGKILL) once its final run has sent a
+#     progress value above 0, as GIMP ends a plug-in whose progress is
+#     cancelled (gimp_plug_in_close (plug_in, TRUE), from the progress's
+#     "cancel" signal); dumps before and after.
+#  3. The dialog (BM3D_DIALOG_LOG: $dialog_log) lists its buttons; F1
+#     pressed in it, then Escape.
+undo_session ()
+{
+  local window pid n
+  console_open
+  console_define image
+  console_define big
+  console "(set! image (t-load \"$noisy\"))"
+  console "(gimp-display-new image)"
+  console "(t-dump image \"$work/before.raw\")"
+  console "(t-run RUN-NONINTERACTIVE image (t-drawable image) 20.0 $bm3d_auto)"
+  console "(gimp-displays-flush)"
+  console "(t-dump image \"$work/after.raw\")"
+  window=$(image_window)
+  note "image window: ${window:-none}"
+  if test -n "$window"; then
+    focus "$window"
+    xdotool key ctrl+z
+    wait_changed "$work/undone.raw" "$work/after.raw" \
+      "(t-dump image \"$work/undone.raw\")"
+    xdotool key ctrl+y
+    wait_changed "$work/redone.raw" "$work/undone.raw" \
+      "(t-dump image \"$work/redone.raw\")"
+  fi
+
+  console "(set! big (t-load \"$work/big.png\"))"
+  console "(gimp-image-scale big 1536 1536)"
+  console "(gimp-display-new big)"
+  console "(t-dump big \"$work/cancel-before.raw\")"
+  console_send "(t-run RUN-NONINTERACTIVE big (t-drawable big) 20.0 $bm3d_auto)"
+  n=$console_n
+  pid=$(progress_pid 2)
+  note "cancel: plug-in ${pid:-none}"
+  test -n "$pid" && kill -KILL "$pid"
+  console_answer "$n" > "$work/cancel.answer"
+  note "cancelled run: $(cat "$work/cancel.answer")"
+  console "(t-dump big \"$work/cancel-after.raw\")"
+
+  console_send "(t-run RUN-INTERACTIVE image (t-drawable image) 20.0 $bm3d_auto)"
+  n=$console_n
+  window=$(wait_window)
+  note "dialog: ${window:-none}"
+  if test -n "$window"; then
+    focus "$window"
+    wait_log ' buttons ' 60
+    xdotool search --name '.' getwindowname %@ 2> /dev/null \
+      | sort -u > "$work/windows-before-f1"
+    xdotool key F1
+    sleep 2
+    xdotool search --name '.' getwindowname %@ 2> /dev/null \
+      | sort -u > "$work/windows-after-f1"
+    focus "$window"
+    xdotool key Escape
+  fi
+  console_answer "$n" > /dev/null
+  console_close
+}
+
+# no_new_windows BEFORE AFTER: the window names in AFTER were all in
+# BEFORE (and both lists were taken).
+no_new_windows ()
+{
+  test -f "$1" && test -f "$2" || { echo "no list of windows"; return 1; }
+  ! comm -13 "$1" "$2" | grep .
+}
+
+# no_help_button LOG: the dialog logged its buttons, OK among them, and
+# no Help (GIMP 2.10's stock gtk-help, GIMP 3's _Help).
+no_help_button ()
+{
+  grep ' buttons ' "$1" || return 1
+  grep -q -E ' buttons .*_OK' "$1" && ! grep -q -E ' buttons .*(_Help|gtk-help)' "$1"
+}
+
+check_undo_session ()
+{
+  local pid
+  check "the procedure changed the image" \
+    files_differ "$work/before.raw" "$work/after.raw"
+  check "one undo (Ctrl+Z) restored the image bit-exactly" \
+    cmp "$work/before.raw" "$work/undone.raw"
+  check "redo (Ctrl+Y) gave the result back bit-exactly" \
+    cmp "$work/after.raw" "$work/redone.raw"
+  pid=$(awk '$2 == "init" { print $1; exit }' "$progress_log" 2> /dev/null)
+  check_progress "${pid:-none}" "the final run"
+  check "cancel: the plug-in was ended during its final run" \
+    grep -q '^cancel: plug-in [0-9]' "$work/driver.out"
+  check "cancel: the call failed" test "$(cat "$work/cancel.answer")" = error
+  check "cancel: the image as it was, bit-exactly" \
+    cmp "$work/cancel-before.raw" "$work/cancel-after.raw"
+  check "the dialog has its OK button and no Help button (no help page to open)" \
+    no_help_button "$dialog_log"
+  check "F1 in the dialog opened no window (no help, no missing-help message)" \
+    no_new_windows "$work/windows-before-f1" "$work/windows-after-f1"
+}

@@ -49,6 +49,15 @@ run_gimp ()
   echo "# gimp-console exited with status $? ($# batch commands)"
 }
 
+# start_console LOG: GIMP with its windows (under the tests' virtual
+# display), its Script-Fu console reading standard input
+# (tests/gimp-checks.sh, console_open).
+start_console ()
+{
+  GIMP2_DIRECTORY="$work/gimpdir-console" \
+    timeout 900 "${GIMP_GUI:-gimp-2.10}" --no-splash -d -f \
+    --gimprc="$work/gimprc" -b - > "$1" 2>&1
+}
 
 # saved_values SIGMA MODE BACKEND [FAST SEARCH GROUP1 GROUP2 STEP LAMBDA
 # CHROMA [VERSION [NOISE STRENGTH CHROMA-STRENGTH]]]: the bytes

@@ -23,7 +23,8 @@ GIMP_TESTS = \
 	tests/gimp-nlm.sh \
 	tests/gimp-isoline.sh \
 	tests/gimp-dialog-de.sh \
-	tests/gimp-save.sh
+	tests/gimp-save.sh \
+	tests/gimp-undo.sh
 
 GIMP3_TESTS = \
 	tests/gimp3-procedure.sh \
@@ -32,7 +33,8 @@ GIMP3_TESTS = \
 	tests/gimp3-batch.sh \
 	tests/gimp3-files.sh \
 	tests/gimp3-dialog.sh \
-	tests/gimp3-save.sh
+	tests/gimp3-save.sh \
+	tests/gimp3-undo.sh
 
 if GIMP2
 TESTS += $(GIMP_TESTS)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# GIMP 3: script-fu-bm3d-denoise-batch, called as the README's one-liner
+# GIMP 3: script-fu-bm3d-denoise-batch, called as docs/gimp.md's one-liner
 # calls it: a folder of three images (RGB, gray, RGBA) is denoised into
 # another folder, same names, as well as the command does, and GIMP exits
 # 0; a pattern matching nothing and an output folder that would

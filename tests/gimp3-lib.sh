@@ -98,6 +98,17 @@ said ()
   grep -o "t-$1: [^ ]*" "$log" | head -n 1 | sed "s/t-$1: //"
 }
 
+# start_console LOG: GIMP with its windows (under the tests' virtual
+# display), its Script-Fu console reading standard input
+# (tests/gimp-checks.sh, console_open); it quits when that ends.
+start_console ()
+{
+  GIMP3_DIRECTORY="$work/gimpdir-console" \
+    timeout 900 "${GIMP_GUI:-gimp-3.0}" --no-splash -d -f --quit \
+    --gimprc="$work/gimprc" --batch-interpreter=plug-in-script-fu-eval \
+    -b - > "$1" 2>&1
+}
+
 # exited_with LOG STATUS
 exited_with ()
 {

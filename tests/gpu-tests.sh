@@ -280,10 +280,10 @@ done
 # Blind, on real photographs: the profile estimated from each (the same
 # estimate on both backends), then filtered; PSNR against the mean of
 # the shots, GPU within 0.05 dB of the CPU on each.
-polyu=${BM3D_REAL_PHOTOS:-$top_srcdir/../shared/benchmark-sets/real-noise-polyu}
+polyu=${BM3D_REAL_PHOTOS:-${BM3D_BENCHMARK_SETS:-$top_srcdir/../shared/benchmark-sets}/real-noise-polyu}
 name="two real photographs, --noise camera: GPU PSNR within 0.05 dB of the CPU's"
 if [ ! -d "$polyu" ]; then
-  skip "$name" "no $polyu"
+  skip "$name" "no folder $polyu (set BM3D_BENCHMARK_SETS to the benchmark sets' folder, or BM3D_REAL_PHOTOS to this set's)"
 else
   real_ok=1
   for photo in Canon80D_8_8_6400_comproom_12 NikonD800_5_125_6400_stair_1; do

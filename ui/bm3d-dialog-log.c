@@ -74,6 +74,32 @@ log_widget (Dialog      *d,
               allocation.width, allocation.height);
 }
 
+/* The labels of the buttons in `widget`, into the GString `data`.  */
+static void
+add_button_labels (GtkWidget *widget,
+                   gpointer   data)
+{
+  const gchar *label = GTK_IS_BUTTON (widget)
+                       ? gtk_button_get_label (GTK_BUTTON (widget)) : NULL;
+
+  if (label)
+    g_string_append_printf (data, " %s", label);
+  else if (GTK_IS_CONTAINER (widget))
+    gtk_container_forall (GTK_CONTAINER (widget), add_button_labels, data);
+}
+
+/* Every button the dialog shows, by its label (a stock one by its stock
+ * id): the tests see which the dialog has.  */
+static void
+log_buttons (Dialog *d)
+{
+  GString *labels = g_string_new ("buttons");
+
+  add_button_labels (d->window, labels);
+  dialog_log (d, "%s", labels->str);
+  g_string_free (labels, TRUE);
+}
+
 void
 dialog_log_geometry (Dialog *d)
 {
@@ -92,6 +118,7 @@ dialog_log_geometry (Dialog *d)
   log_widget (d, "preview", gimp_preview_get_area (GIMP_PREVIEW (d->preview)));
   if (d->keep_editable_toggle)
     log_widget (d, "keep-editable", d->keep_editable_toggle);
+  log_buttons (d);
 }
 
 /* A high-priority pulse: when the main loop is blocked, the pulse comes

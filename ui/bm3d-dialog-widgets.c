@@ -681,9 +681,11 @@ dialog_build (Dialog *d)
   GtkWidget *table;
 
   dialog_toolkit_init ();
+  /* No Help button and no F1: GIMP's manual has no page for a plug-in
+   * of its own, and GIMP answered with an error that its help was
+   * missing.  The tooltips and README.md are the help.  */
   d->window = gimp_dialog_new (_("BM3D Denoise"), PLUG_IN_ROLE,
-                              NULL, 0,
-                              gimp_standard_help_func, PLUG_IN_PROC,
+                              NULL, 0, NULL, NULL,
                               _("_Reset"),  RESPONSE_RESET,
                               _("_Cancel"), GTK_RESPONSE_CANCEL,
                               _("_OK"),     GTK_RESPONSE_OK,
