@@ -74,9 +74,16 @@ typedef struct
 
 #define FIELD(name) G_STRUCT_OFFSET (Bm3dValues, name)
 
+/* An auxiliary argument, off until the dialog's first OK: GIMP saves it
+ * with the last values, so an interactive run without it has no values
+ * of the user's yet and opens the dialog at the dialog's defaults (as
+ * GIMP 2.10 does), not at the procedure's.  */
+#define DIALOG_ACCEPTED  "dialog-accepted"
+
 /* The PDB's noise default is the table's, white noise, so that a
  * script's call with a sigma keeps its meaning; the dialog remembers the
- * user's choice.  */
+ * user's choice, and opens the first time at its own defaults, camera
+ * noise (DIALOG_ACCEPTED).  */
 static const Argument arguments[] =
 {
   { BM3D_OPTION_SIGMA, NULL, N_("Noise level (sigma)"),
@@ -378,6 +385,7 @@ bm3d_run (GimpProcedure        *procedure,
   Bm3dValues    vals;
   gchar        *problem;
   gboolean      keep_editable = FALSE;
+  gboolean      accepted = FALSE;
   GError       *error = NULL;
 
   gegl_init (NULL, NULL);
@@ -391,6 +399,8 @@ bm3d_run (GimpProcedure        *procedure,
     return return_error (procedure, GIMP_PDB_EXECUTION_ERROR, error);
 
   values_from_config (config, run_mode == GIMP_RUN_NONINTERACTIVE, &vals);
+  if (run_mode == GIMP_RUN_INTERACTIVE)
+    g_object_get (config, DIALOG_ACCEPTED, &accepted, NULL);
   problem = bm3d_values_check (&vals);
   if (problem && run_mode == GIMP_RUN_NONINTERACTIVE)
     {
@@ -398,15 +408,19 @@ bm3d_run (GimpProcedure        *procedure,
       g_free (problem);
       return return_error (procedure, GIMP_PDB_CALLING_ERROR, error);
     }
-  if (problem)
+  if (problem || (run_mode == GIMP_RUN_INTERACTIVE && ! accepted))
     {
-      /* Saved values from another version, or damaged: never misread,
-       * the procedure's declared defaults instead (white noise, as a
-       * call with nothing saved gets).  */
-      g_free (problem);
+      /* No values of the user's for the dialog yet, or saved values
+       * from another version or damaged (never misread): the dialog
+       * opens at its own defaults (camera noise, as Reset gives, as
+       * GIMP 2.10 opens it); RUN-WITH-LAST-VALS runs the procedure's
+       * declared defaults (white noise, as a call with nothing saved
+       * gets).  */
       bm3d_values_set_defaults (&vals);
-      vals.noise = (gint32) bm3d_options[BM3D_OPTION_NOISE].default_value;
+      if (run_mode != GIMP_RUN_INTERACTIVE)
+        vals.noise = (gint32) bm3d_options[BM3D_OPTION_NOISE].default_value;
     }
+  g_free (problem);
 
   g_object_get (config, "keep-editable", &keep_editable, NULL);
   if (run_mode == GIMP_RUN_INTERACTIVE)
@@ -419,6 +433,7 @@ bm3d_run (GimpProcedure        *procedure,
         return gimp_procedure_new_return_values (procedure, GIMP_PDB_CANCEL,
                                                  NULL);
       values_to_config (&vals, config);
+      g_object_set (config, DIALOG_ACCEPTED, TRUE, NULL);
       bm3d_filter_to_config (keep_editable, config);
     }
 
@@ -600,6 +615,11 @@ bm3d_create_procedure (GimpPlugIn  *plug_in,
   for (i = 0; i < G_N_ELEMENTS (arguments); i++)
     add_argument (procedure, &arguments[i]);
   bm3d_filter_add_arguments (procedure);
+  gimp_procedure_add_boolean_aux_argument (procedure, DIALOG_ACCEPTED,
+    _("Dialog accepted"),
+    _("Whether the dialog has been accepted once: until then it opens at "
+      "its own defaults (camera noise), not at the procedure's"),
+    FALSE, G_PARAM_READWRITE);
   return procedure;
 }
 

@@ -388,6 +388,13 @@ session_has ()
   session "$1" | sed -n "/${3:-.}/,\$p" | grep -q -E "$2"
 }
 
+# Does session K's first preview drawn (the dialog as it opened, before
+# any key) match PATTERN: K PATTERN.
+first_drawn_is ()
+{
+  session "$1" | grep -m 1 ' drawn ' | grep -q -E "$2"
+}
+
 # require_display_tools: skips the test without what drives the dialog.
 require_display_tools ()
 {

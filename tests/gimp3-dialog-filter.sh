@@ -2,8 +2,9 @@
 # GIMP 3: the dialog's Keep editable choice, in real GIMP under a virtual
 # display, driven with xdotool, the GEGL operation installed as a user's
 # would be ($XDG_DATA_HOME/gegl-0.4/plug-ins):
-#  1. the dialog opens with Keep editable on; a noise level typed, then
-#     OK: the layer gets one bm3d:denoise filter and keeps its own pixels
+#  1. the dialog opens with Keep editable on, at its defaults (camera
+#     noise, strengths 1); white noise chosen and a noise level typed,
+#     then OK: the layer gets one bm3d:denoise filter and keeps its own pixels
 #     (with the filter switched off the image is the input, bit-exact);
 #     merged, the pixels are the procedure's and the command's at that
 #     level (the dialog's settings reached the filter);
@@ -31,12 +32,15 @@ inner ()
   run_gimp "$log" "$@" &
   gimp_pid=$!
 
-  # 1. Keep editable left as it opens; 10 typed; OK.
+  # 1. Keep editable left as it opens; white noise; 10 typed; OK.
   window=$(wait_window)
   note "dialog 1: ${window:-none}"
   if test -n "$window"; then
     focus "$window"
-    wait_log 'drawn .* mode=bm3d fast=0 .*sigma=25 '
+    wait_log 'drawn .* mode=bm3d fast=0 .*noise=camera strength=1 chroma-strength=1$'
+    # Alt+Y: the noise type; Down steps from camera noise to white.
+    xdotool key alt+y Down
+    wait_log 'drawn .* mode=bm3d fast=0 .*sigma=25 .*noise=white '
     type_sigma 10
     wait_log 'drawn .* mode=bm3d fast=0 .*sigma=10 '
     xdotool key alt+o
@@ -95,6 +99,10 @@ for k in 1 2 3; do
 done
 
 # 1.
+check "the dialog opened at its defaults (camera noise, strengths 1)" \
+  first_drawn_is 1 'drawn .* mode=bm3d fast=0 .*noise=camera strength=1 chroma-strength=1$'
+check "white noise was chosen before the typed sigma" \
+  session_has 1 'drawn .* mode=bm3d fast=0 .*sigma=25 .*noise=white '
 check "Keep editable was offered and OK kept it on, untouched" \
   session_has 1 'close response=-5 .*keep-editable=1$'
 check "... never toggled in dialog 1" \

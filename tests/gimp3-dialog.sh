@@ -1,14 +1,18 @@
 #!/bin/bash
 # GIMP 3: the GTK 3 dialog in real GIMP under a virtual display, driven
 # with xdotool:
-#  1. it opens at the defaults and renders a 400 x 400 preview; a noise
+#  1. with no values of the user's yet it opens at the dialog's defaults
+#     (camera noise, strengths 1, as GIMP 2.10 and Reset give, not the
+#     procedure's white noise) and renders a 400 x 400 preview; white
+#     noise chosen with the keyboard previews sigma 25, a noise
 #     level typed into its spin button is previewed, and OK gives the
 #     pixels of the non-interactive call at that level, which GIMP keeps
 #     as the last values (RUN-WITH-LAST-VALS gives them again); the
 #     preview tile equals the final result on its area (within one 8-bit
 #     level) and the screen shows it;
-#  2. a drag of the sigma slider shows the fast mode while it moves;
-#     then Cancel: the image unchanged;
+#  2. it opens at the last OK's values (white noise, sigma 10), no longer
+#     the defaults; a drag of the sigma slider shows the fast mode while
+#     it moves; then Cancel: the image unchanged;
 #  3. Reset goes back to the dialog's defaults (camera noise, strengths
 #     1), and OK gives the pixels of the procedure with #:noise "camera";
 #  4. white noise chosen with the keyboard (the dialog opened on the
@@ -57,12 +61,15 @@ inner ()
   run_gimp "$log" "$@" &
   gimp_pid=$!
 
-  # 1. The defaults; 10 typed; OK.
+  # 1. The dialog's defaults; white noise; 10 typed; OK.
   window=$(wait_window)
   note "dialog 1: ${window:-none}"
   if test -n "$window"; then
     focus "$window"
-    wait_log 'drawn .* mode=bm3d fast=0 .*sigma=25 '
+    wait_log 'drawn .* mode=bm3d fast=0 .*noise=camera strength=1 chroma-strength=1$'
+    # Alt+Y: the noise type; Down steps from camera noise to white.
+    xdotool key alt+y Down
+    wait_log 'drawn .* mode=bm3d fast=0 .*sigma=25 .*noise=white '
     type_sigma 10
     wait_log 'drawn .* mode=bm3d fast=0 .*sigma=10 ' \
       && cp "$work/tile" "$work/tile-10"
@@ -165,8 +172,10 @@ for k in 1 2 3 4 5 6 7 8; do
 done
 
 # 1.
-check "the dialog started from the defaults (sigma 25, BM3D)" \
-  session_has 1 'drawn .* mode=bm3d fast=0 .*sigma=25 '
+check "the dialog opened at its defaults (camera noise, strengths 1, BM3D)" \
+  first_drawn_is 1 'drawn .* mode=bm3d fast=0 .*noise=camera strength=1 chroma-strength=1$'
+check "white noise chosen with the keyboard was previewed at sigma 25" \
+  session_has 1 'drawn .* mode=bm3d fast=0 .*sigma=25 .*noise=white '
 check "the preview is 400 x 400" \
   session_has 1 'drawn .* width=400 height=400 '
 check "the typed noise level was previewed in the chosen mode" \
@@ -185,6 +194,8 @@ if test -n "${BM3D_DIALOG_SCREENSHOT:-}" && test -s "$work/dialog.png"; then
 fi
 
 # 2.
+check "the next dialog opened at the last OK's values (white noise, sigma 10)" \
+  first_drawn_is 2 'drawn .* mode=bm3d fast=0 .*sigma=10 .*noise=white '
 check "the fast mode was shown while the slider moved" \
   session_has 2 'drawn .* fast=1 '
 check "Cancel was answered (response -6)" \
