@@ -49,8 +49,8 @@ inner ()
   window=$(wait_window)
   if test -n "$window"; then
     focus "$window"
-    # Reset: the defaults, whatever the first call passed (GIMP 3 opens
-    # the dialog from the procedure's arguments: white noise, sigma 0).
+    # Reset: the defaults, whatever values the configuration folder
+    # holds (a fresh one opens at them already).
     wait_log ' drawn ' 300
     xdotool key alt+r
     if wait_log 'drawn .* fast=0 .*noise=camera strength=1 chroma-strength=1$' 300
