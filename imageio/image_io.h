@@ -243,6 +243,30 @@ typedef struct
 int          image_probe            (const char *path, ImageProbe *probe,
                                      char *error, size_t error_len);
 
+/* What a PNG file holds beside its pixels (png_chunks.c): its IHDR's
+ * colour type and bit depth, the first comment (tEXt or iTXt "Comment",
+ * as UTF-8), the XMP packet (iTXt "XML:com.adobe.xmp"), the resolution
+ * (pHYs in metres; 0 none), and the first chunk whose content neither
+ * these nor image_read_native () keep (`unkept`, "" when none).  */
+typedef struct
+{
+  int       colour_type;
+  int       bit_depth;
+  char     *comment;
+  char     *xmp;
+  unsigned  x_ppm;
+  unsigned  y_ppm;
+  char      unkept[5];
+} ImagePngChunks;
+
+/* Walks the chunks of the PNG `path` without reading its image data.
+ * Returns 0, or -1 with a one-line `error` (not a complete PNG file,
+ * out of memory) and nothing to free.  */
+int          image_png_chunks       (const char *path,
+                                     ImagePngChunks *chunks, char *error,
+                                     size_t error_len);
+void         image_png_chunks_free  (ImagePngChunks *chunks);
+
 /* Write `img` to `path` with `depth` bits per sample (8 or 16) for
  * integer formats; PFM ignores `depth`.  A file that could not be written
  * completely is removed.  Returns 0, or -1 with `error` set.  */
