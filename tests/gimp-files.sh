@@ -5,7 +5,11 @@
 # each image; a missing and an unreadable file in the list are told on
 # one line each while the others are still done; an input is never
 # overwritten (output folder = input folder, two inputs of one name);
-# a missing output folder is refused.
+# a missing output folder is refused.  A PNG the project's reader keeps
+# whole is read, denoised and written without GIMP's loader (its times
+# line says "by imageio"), with the same pixels, in the colour space of
+# its profile too, sigma estimated or given; one with a chunk the reader
+# does not keep goes through GIMP's loader, as before ("by GIMP").
 #
 # Copyright (C) 2026 The BM3D Denoise for GIMP authors
 #
@@ -23,11 +27,19 @@ make_file_list
 mkdir -p "$work/in2" "$work/single" "$work/single-camera" "$work/out" \
          "$work/out-camera" "$work/out-missing" "$work/out-same-name"
 cp "$work/noisy-gray.png" "$work/in2/a.png"
+command -v python3 > /dev/null 2>&1 || skip_all "python3 not found"
+mkdir -p "$work/in3" "$work/out3" "$work/single3"
+python3 "$top_srcdir/tests/gimp-saved.py" with-profile "$work/noisy-rgb.png" \
+  "$work/in3/d.png" || exit 1
+python3 "$top_srcdir/tests/gimp-saved.py" with-title "$work/noisy-rgb.png" \
+  "$work/in3/e.png" || exit 1
+# The batch's times lines say who read each file.
+export BM3D_PLUGIN_TIMES=1
 
 # The single-image procedures on each file, as the batch did before.
 single ()
 {
-  echo "(let* ((image (t-load \"$work/in/$1\")) (drawable (t-drawable image)))
+  echo "(let* ((image (t-load \"$work/${4:-in}/$1\")) (drawable (t-drawable image)))
           $2
           (gimp-file-save RUN-NONINTERACTIVE image drawable
                           \"$work/$3/$1\" \"$work/$3/$1\")
@@ -50,7 +62,11 @@ run_gimp "$log" \
   "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 3 $abc \"$work/in\" 25.0 0 0)" \
   "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 2
      $(scheme_list "$work/in/a.png" "$work/in2/a.png") \"$work/out-same-name\" 25.0 0 0)" \
-  "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 3 $abc \"$work/no-such-folder\" 25.0 0 0)"
+  "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 3 $abc \"$work/no-such-folder\" 25.0 0 0)" \
+  "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 2
+     $(scheme_list "$work/in3/d.png" "$work/in3/e.png") \"$work/out3\" 0.0 0 0)" \
+  "$(single d.png "(plug-in-bm3d-denoise RUN-NONINTERACTIVE image drawable 0.0 0 0)" single3 in3)" \
+  "$(single e.png "(plug-in-bm3d-denoise RUN-NONINTERACTIVE image drawable 0.0 0 0)" single3 in3)"
 check "GIMP ran without a plug-in crash" no_crash "$log"
 
 check "files: the call succeeded" is_ok "$log" 1
@@ -102,6 +118,22 @@ check "a missing output folder is refused" \
   test "$(batch_result "$log" 10)" = error
 check "... saying so" grep -q "the output folder $work/no-such-folder does not exist" "$log"
 check "the inputs are untouched" diff -r "$work/keep" "$work/in"
+
+check "a profile and a chunk the reader leaves: the call succeeded" \
+  is_ok "$log" 11
+for k in 12 13; do
+  check "single image in3 $((k - 11)): the call succeeded" is_ok "$log" $k
+done
+check "in3/d.png (a wide-gamut profile) read by imageio" \
+  grep -q "$work/in3/d.png: load .* by imageio$" "$log"
+check "... with the pixels of plug-in-bm3d-denoise, sigma estimated" \
+  same_pixels "$work/single3/d.png" "$work/out3/d.png"
+check "in3/e.png (a Title chunk) left to GIMP's loader" \
+  grep -q "$work/in3/e.png: load .* by GIMP$" "$log"
+check "... with the pixels of plug-in-bm3d-denoise, sigma estimated" \
+  same_pixels "$work/single3/e.png" "$work/out3/e.png"
+check "in/a.png, in/b.png (gray), in/c.png (RGBA) read by imageio" \
+  test "$(grep -c "$work/in/[abc].png: load .* by imageio$" "$log")" -ge 6
 
 if test $tap_failed -gt 0; then
   sed 's/^/# gimp: /' "$log"
