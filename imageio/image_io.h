@@ -267,6 +267,12 @@ int          image_png_chunks       (const char *path,
                                      size_t error_len);
 void         image_png_chunks_free  (ImagePngChunks *chunks);
 
+/* The orientation (EXIF tag 274, 1..8) an EXIF block as ImageMetadata
+ * holds it gives: 1 when it has none, 0 when the block or the tag cannot
+ * be read (io_exif.c).  */
+int          image_exif_orientation (const unsigned char *block,
+                                     size_t len);
+
 /* Write `img` to `path` with `depth` bits per sample (8 or 16) for
  * integer formats; PFM ignores `depth`.  A file that could not be written
  * completely is removed.  Returns 0, or -1 with `error` set.  */

@@ -35,8 +35,9 @@
  * GIMP's export writes it.  Declined, and left to GIMP's loader and
  * export as before: any other format, palette and low-depth PNGs, a
  * transparent colour (tRNS), compressed or other text, a gamma without
- * a profile, a profile GIMP would not take for the image, and any file
- * imageio cannot read (GIMP then says why it cannot either).
+ * a profile, a profile GIMP would not take for the image, EXIF that
+ * turns the photo (an orientation other than 1) or cannot be read, and
+ * any file imageio cannot read (GIMP then says why it cannot either).
  *
  * What differs from GIMP's export: EXIF and XMP are the input's as they
  * were (GIMP's export updates their dates, sizes and software, and
@@ -179,7 +180,11 @@ read_input (const gchar    *input,
       image_png_chunks_free (chunks);
       return FALSE;
     }
-  if (img->samples == IMAGE_SAMPLES_FLOAT)
+  /* A turned photo: GIMP's loader may turn its pixels.  */
+  if (img->samples == IMAGE_SAMPLES_FLOAT || img->meta.exif_dropped
+      || (img->meta.exif
+          && image_exif_orientation (img->meta.exif,
+                                     img->meta.exif_len) != 1))
     {
       image_free (img);
       image_png_chunks_free (chunks);

@@ -9,7 +9,8 @@
 # whole is read, denoised and written without GIMP's loader (its times
 # line says "by imageio"), with the same pixels, in the colour space of
 # its profile too, sigma estimated or given; one with a chunk the reader
-# does not keep goes through GIMP's loader, as before ("by GIMP").
+# does not keep, or EXIF that turns the photo, goes through GIMP's
+# loader, as before ("by GIMP").
 #
 # Copyright (C) 2026 The BM3D Denoise for GIMP authors
 #
@@ -33,6 +34,8 @@ python3 "$top_srcdir/tests/gimp-saved.py" with-profile "$work/noisy-rgb.png" \
   "$work/in3/d.png" || exit 1
 python3 "$top_srcdir/tests/gimp-saved.py" with-title "$work/noisy-rgb.png" \
   "$work/in3/e.png" || exit 1
+python3 "$top_srcdir/tests/gimp-saved.py" with-turn "$work/noisy-rgb.png" \
+  "$work/in3/f.png" || exit 1
 # The batch's times lines say who read each file.
 export BM3D_PLUGIN_TIMES=1
 
@@ -63,10 +66,11 @@ run_gimp "$log" \
   "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 2
      $(scheme_list "$work/in/a.png" "$work/in2/a.png") \"$work/out-same-name\" 25.0 0 0)" \
   "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 3 $abc \"$work/no-such-folder\" 25.0 0 0)" \
-  "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 2
-     $(scheme_list "$work/in3/d.png" "$work/in3/e.png") \"$work/out3\" 0.0 0 0)" \
+  "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 3
+     $(scheme_list "$work/in3/d.png" "$work/in3/e.png" "$work/in3/f.png") \"$work/out3\" 0.0 0 0)" \
   "$(single d.png "(plug-in-bm3d-denoise RUN-NONINTERACTIVE image drawable 0.0 0 0)" single3 in3)" \
-  "$(single e.png "(plug-in-bm3d-denoise RUN-NONINTERACTIVE image drawable 0.0 0 0)" single3 in3)"
+  "$(single e.png "(plug-in-bm3d-denoise RUN-NONINTERACTIVE image drawable 0.0 0 0)" single3 in3)" \
+  "$(single f.png "(plug-in-bm3d-denoise RUN-NONINTERACTIVE image drawable 0.0 0 0)" single3 in3)"
 check "GIMP ran without a plug-in crash" no_crash "$log"
 
 check "files: the call succeeded" is_ok "$log" 1
@@ -121,7 +125,7 @@ check "the inputs are untouched" diff -r "$work/keep" "$work/in"
 
 check "a profile and a chunk the reader leaves: the call succeeded" \
   is_ok "$log" 11
-for k in 12 13; do
+for k in 12 13 14; do
   check "single image in3 $((k - 11)): the call succeeded" is_ok "$log" $k
 done
 check "in3/d.png (a wide-gamut profile) read by imageio" \
@@ -132,6 +136,10 @@ check "in3/e.png (a Title chunk) left to GIMP's loader" \
   grep -q "$work/in3/e.png: load .* by GIMP$" "$log"
 check "... with the pixels of plug-in-bm3d-denoise, sigma estimated" \
   same_pixels "$work/single3/e.png" "$work/out3/e.png"
+check "in3/f.png (EXIF orientation 6) left to GIMP's loader" \
+  grep -q "$work/in3/f.png: load .* by GIMP$" "$log"
+check "... with the pixels of plug-in-bm3d-denoise" \
+  same_pixels "$work/single3/f.png" "$work/out3/f.png"
 check "in/a.png, in/b.png (gray), in/c.png (RGBA) read by imageio" \
   test "$(grep -c "$work/in/[abc].png: load .* by imageio$" "$log")" -ge 6
 

@@ -38,6 +38,9 @@
 #   gimp-saved.py with-title IN.png OUT.png
 #       OUT is IN with a tEXt chunk "Title", text the plug-in's own
 #       reader does not keep (so the batch leaves the file to GIMP)
+#   gimp-saved.py with-turn IN.png OUT.png
+#       OUT is IN with EXIF whose orientation (6) turns the photo, which
+#       GIMP's loader may apply (so the batch leaves the file to GIMP)
 #   gimp-saved.py with-comment IN.jpg OUT.jpg
 #       OUT is IN with a COM marker "BM3D test comment" added
 #   gimp-saved.py plain-tiff IN.png OUT.tif
@@ -248,6 +251,12 @@ def with_title(src, dst):
         b"tEXt", b"Title\0BM3D test title"))
 
 
+def with_turn(src, dst):
+    exif = (b"II*\0" + struct.pack("<I", 8) + struct.pack("<H", 1)
+            + struct.pack("<HHIHH", 0x0112, 3, 1, 6, 0) + struct.pack("<I", 0))
+    with_chunk(src, dst, files.images.png_chunk(b"eXIf", exif))
+
+
 def with_comment(src, dst):
     with open(src, "rb") as f:
         data = f.read()
@@ -276,6 +285,9 @@ def main(argv):
     if len(argv) == 4 and argv[1] == "with-title":
         with_title(argv[2], argv[3])
         return 0
+    if len(argv) == 4 and argv[1] == "with-turn":
+        with_turn(argv[2], argv[3])
+        return 0
     if len(argv) == 4 and argv[1] == "with-comment":
         with_comment(argv[2], argv[3])
         return 0
@@ -283,7 +295,7 @@ def main(argv):
         plain_tiff(argv[2], argv[3])
         return 0
     sys.stderr.write("usage: gimp-saved.py describe|with-meta|with-profile|"
-                     "with-title|with-comment|"
+                     "with-title|with-turn|with-comment|"
                      "plain-tiff FILE...\n")
     return 2
 
