@@ -20,6 +20,11 @@
  * plug-in-bm3d-denoise starts the plug-in afresh, and with it GEGL and
  * babl (about half a second on 2 cores) and CUDA (about 0.2 s).  Here
  * they start once for the whole list.
+ *
+ * A PNG that imageio reads and writes with all GIMP would keep does not
+ * go through GIMP at all (bm3d-own.c): no loader plug-in, no copies
+ * through GIMP's core.  Every other file is loaded by GIMP, denoised as
+ * a drawable and saved as bm3d-save.h says.
  */
 
 #include "config.h"
