@@ -19,30 +19,45 @@
  *
  * Why: beside the engine, a 12 MP PNG cost the batch GIMP's load (about
  * 0.9 s on the 2-core machine, one core inflating), the plug-in's copies
- * of the pixels to and from GIMP's core (0.27 s) and the save
- * (BENCHMARKS.md, *Saving the batch's results*).  Read here by imageio
- * into memory the plug-in owns, the pixels go through the engine by the
- * same strips and calls a drawable's go through (bm3d_run_denoise_buffer
- * (): the same noise measurement, the same float conversion by babl, in
- * the same colour space), and are written by imageio's PNG writer
- * through its safe write, as bm3d-save-png.c writes a drawable's.
+ * of the pixels to and from GIMP's core (0.27 s) and the save, a JPEG
+ * also GIMP's export (1.0 s) (BENCHMARKS.md, *Saving the batch's
+ * results*).  Read here by imageio into memory the plug-in owns, the
+ * pixels go through the engine by the same strips and calls a
+ * drawable's go through (bm3d_run_denoise_buffer (): the same noise
+ * measurement, the same float conversion by babl, in the same colour
+ * space), and are written by imageio's writers through its safe write.
  *
- * Taken: a PNG result of a PNG input (8 or 16 bits, gray or RGB, with
- * or without alpha) whose every chunk imageio keeps (image_png_chunks
- * ()): the ICC profile and EXIF byte for byte, the XMP packet, the
- * comment and the resolution, each as GIMP's export preferences let it
- * be exported; an image without a profile gets GIMP's built-in one, as
- * GIMP's export writes it.  Declined, and left to GIMP's loader and
- * export as before: any other format, palette and low-depth PNGs, a
- * transparent colour (tRNS), compressed or other text, a gamma without
- * a profile, a profile GIMP would not take for the image, EXIF that
- * turns the photo (an orientation other than 1) or cannot be read, and
- * any file imageio cannot read (GIMP then says why it cannot either).
+ * Taken, each as a result of its own format:
+ *   PNG   8 or 16 bits, gray or RGB, with or without alpha, whose every
+ *         chunk imageio keeps (image_png_chunks ()); the comment, XMP
+ *         and resolution kept; written as bm3d-save-png.c writes a
+ *         drawable's;
+ *   JPEG  gray or YCbCr whose quantization tables are the standard's
+ *         scaled to a quality (image_jpeg_markers ()), chroma 1x1, and
+ *         no marker imageio does not keep; decoded as GIMP's loader
+ *         decodes (floating-point inverse DCT); written as the batch
+ *         asks GIMP's export to write (bm3d-save-gimp2.c): at that
+ *         quality, with the luma's sampling (4:4:4 for one GIMP does not
+ *         name), optimized Huffman tables, baseline, with the comment
+ *         (COM) and the XMP packet.
+ * The ICC profile and EXIF byte for byte, each piece as GIMP's export
+ * preferences let it be exported; an image without a profile gets GIMP's
+ * built-in one, as GIMP's exports write it.  Declined, and left to
+ * GIMP's loader and export as before: any other format (TIFF), palette
+ * and low-depth PNGs, a transparent colour (tRNS), compressed or other
+ * text, a gamma without a profile, a JPEG of other tables (GIMP's
+ * estimate of its quality is then approximate), a second comment or
+ * one not UTF-8, IPTC and other applications' markers, a profile GIMP
+ * would not take for the image, EXIF that turns the photo (an
+ * orientation other than 1) or cannot be read, and any file imageio
+ * cannot read (GIMP then says why it cannot either).
  *
  * What differs from GIMP's export: EXIF and XMP are the input's as they
  * were (GIMP's export updates their dates, sizes and software, and
- * drops EXIF's thumbnail), and an input without pHYs gets none (GIMP
- * writes its default resolution).
+ * drops EXIF's thumbnail), and the resolution is the PNG's pHYs or none
+ * (GIMP writes its default resolution, and a JPEG's JFIF density).  The
+ * built-in profile is the one GIMP writes but for the time of its making
+ * in the header, as with GIMP's own (lcms stamps it).
  */
 
 #include "config.h"
@@ -118,14 +133,35 @@ profile_of (const Image  *img,
   return profile;
 }
 
+/* What the file holds beside its pixels, from its own headers.  */
+typedef struct
+{
+  ImageFormat       format;
+  ImagePngChunks    png;
+  ImageJpegMarkers  jpeg;
+  const gchar      *comment;   /* in png or jpeg, or NULL */
+  const gchar      *xmp;
+  guint             x_ppm;
+  guint             y_ppm;
+} Extras;
+
+static void
+extras_free (Extras *extras)
+{
+  if (extras->format == IMAGE_FORMAT_PNG)
+    image_png_chunks_free (&extras->png);
+  else
+    image_jpeg_markers_free (&extras->jpeg);
+}
+
 /* `img`'s metadata as GIMP's export preferences keep it, with the
- * chunks' comment, XMP and resolution, and `profile`.  FALSE out of
+ * file's comment, XMP and resolution, and `profile`.  FALSE out of
  * memory.  */
 static gboolean
-set_metadata (Image                *out,
-              const Image          *in,
-              const ImagePngChunks *chunks,
-              GimpColorProfile     *profile)
+set_metadata (Image            *out,
+              const Image      *in,
+              const Extras     *extras,
+              GimpColorProfile *profile)
 {
   gboolean ok = TRUE;
 
@@ -140,11 +176,11 @@ set_metadata (Image                *out,
   if (ok && gimp_export_exif ())
     ok = image_set_exif (out, in->meta.exif, in->meta.exif_len) == 0;
   if (ok && gimp_export_xmp ())
-    ok = image_set_xmp (out, chunks->xmp) == 0;
-  if (ok && EXPORT_COMMENT () && chunks->comment && *chunks->comment)
-    ok = image_set_comment (out, chunks->comment) == 0;
-  out->meta.x_ppm = chunks->x_ppm;
-  out->meta.y_ppm = chunks->y_ppm;
+    ok = image_set_xmp (out, extras->xmp) == 0;
+  if (ok && EXPORT_COMMENT () && extras->comment && *extras->comment)
+    ok = image_set_comment (out, extras->comment) == 0;
+  out->meta.x_ppm = extras->x_ppm;
+  out->meta.y_ppm = extras->y_ppm;
   return ok;
 }
 
@@ -159,25 +195,69 @@ buffer_over (Image      *img,
                                            GEGL_AUTO_ROWSTRIDE, NULL, NULL);
 }
 
-/* Whether `input` is one this file takes, read into `img` with its
- * chunks when it is.  */
+/* The headers of `input`, when it is a PNG or JPEG whose every part
+ * imageio keeps, written as the same format: FALSE, with nothing to
+ * free, when it is not.  A JPEG also needs the quality GIMP's loader
+ * would estimate (standard tables, image_jpeg_markers ()) and a comment
+ * GIMP reads as it is (UTF-8).  */
 static gboolean
-read_input (const gchar    *input,
-            const gchar    *output,
-            Image          *img,
-            ImagePngChunks *chunks)
+read_extras (const gchar *input,
+             const gchar *output,
+             Extras      *extras)
 {
   gchar why[512];
 
-  if (image_format_for_path (input) != IMAGE_FORMAT_PNG
-      || bm3d_save_format_of (output) != BM3D_SAVE_PNG
-      || ! image_format_supported (IMAGE_FORMAT_PNG)
-      || image_png_chunks (input, chunks, why, sizeof why) < 0)
+  memset (extras, 0, sizeof *extras);
+  extras->format = image_format_for_path (input);
+  if (! image_format_supported (extras->format))
     return FALSE;
-  if (chunks->unkept[0]
-      || image_read_native (input, img, why, sizeof why) < 0)
+  if (extras->format == IMAGE_FORMAT_PNG
+      && bm3d_save_format_of (output) == BM3D_SAVE_PNG)
     {
-      image_png_chunks_free (chunks);
+      if (image_png_chunks (input, &extras->png, why, sizeof why) < 0)
+        return FALSE;
+      extras->comment = extras->png.comment;
+      extras->xmp = extras->png.xmp;
+      extras->x_ppm = extras->png.x_ppm;
+      extras->y_ppm = extras->png.y_ppm;
+      if (! extras->png.unkept[0])
+        return TRUE;
+    }
+  else if (extras->format == IMAGE_FORMAT_JPEG
+           && bm3d_save_format_of (output) == BM3D_SAVE_JPEG)
+    {
+      if (image_jpeg_markers (input, &extras->jpeg, why, sizeof why) < 0)
+        return FALSE;
+      extras->comment = extras->jpeg.comment;
+      extras->xmp = extras->jpeg.xmp;
+      if (! extras->jpeg.unkept[0] && extras->jpeg.quality > 0
+          && (! extras->comment
+              || g_utf8_validate (extras->comment, -1, NULL)))
+        return TRUE;
+    }
+  else
+    return FALSE;
+  extras_free (extras);
+  return FALSE;
+}
+
+/* Whether `input` is one this file takes, read into `img` with its
+ * headers in `extras` when it is.  */
+static gboolean
+read_input (const gchar *input,
+            const gchar *output,
+            Image       *img,
+            Extras      *extras)
+{
+  gchar why[512];
+
+  if (! read_extras (input, output, extras))
+    return FALSE;
+  /* A JPEG decoded as GIMP's loader decodes it.  */
+  if (image_read_native_with (input, img, IMAGE_READ_JPEG_FLOAT_DCT, why,
+                              sizeof why) < 0)
+    {
+      extras_free (extras);
       return FALSE;
     }
   /* A turned photo: GIMP's loader may turn its pixels.  */
@@ -187,10 +267,36 @@ read_input (const gchar    *input,
                                      img->meta.exif_len) != 1))
     {
       image_free (img);
-      image_png_chunks_free (chunks);
+      extras_free (extras);
       return FALSE;
     }
   return TRUE;
+}
+
+/* The write options of GIMP's export as the batch calls it
+ * (bm3d-save-gimp2.c, bm3d-save-gimp3.c): PNG at `png_level`; JPEG at
+ * the input's quality and luma sampling (4:4:4 for one the export does
+ * not make), optimized Huffman tables, baseline, not progressive.  */
+static void
+options_for (const Image       *in,
+             const Extras      *extras,
+             gint               png_level,
+             ImageWriteOptions *options)
+{
+  image_write_options_init (options);
+  options->depth = in->depth;
+  options->png_level = png_level;
+  if (extras->format == IMAGE_FORMAT_JPEG)
+    {
+      gint h = extras->jpeg.h[0], v = extras->jpeg.v[0];
+
+      options->quality = extras->jpeg.quality;
+      options->jpeg_optimize = 1;
+      if (h < 1 || h > 2 || v < 1 || v > 2)
+        h = v = 1;
+      options->jpeg_h_samp = h;
+      options->jpeg_v_samp = v;
+    }
 }
 
 /* Denoises `in` into `out`, a new image of its kind with its metadata,
@@ -198,7 +304,7 @@ read_input (const gchar    *input,
 static Bm3dOwnResult
 denoise_and_write (Image                *in,
                    Image                *out,
-                   const ImagePngChunks *chunks,
+                   const Extras         *extras,
                    const gchar          *output,
                    const Bm3dValues     *vals,
                    gint                  png_level,
@@ -220,7 +326,7 @@ denoise_and_write (Image                *in,
   if (image_alloc_samples (out, in->width, in->height, in->channels,
                            in->has_alpha, in->depth, in->samples, why,
                            sizeof why) < 0
-      || ! set_metadata (out, in, chunks, profile))
+      || ! set_metadata (out, in, extras, profile))
     {
       g_object_unref (profile);
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOMEM, "%s: %s",
@@ -243,12 +349,10 @@ denoise_and_write (Image                *in,
   if (! ok)
     return BM3D_OWN_FAILED_DENOISE;
 
-  /* Every core deflates (options.threads 0); the file appears, under
-   * its name, only once complete.  */
-  image_write_options_init (&options);
-  options.depth = in->depth;
-  options.png_level = png_level;
-  ok = output_file_write (output, IMAGE_FORMAT_PNG, out, &options,
+  /* A PNG deflated by every core (options.threads 0); the file
+   * appears, under its name, only once complete.  */
+  options_for (in, extras, png_level, &options);
+  ok = output_file_write (output, extras->format, out, &options,
                           output_file_new_mode (), NULL, NULL, why,
                           sizeof why) == 0;
   times->save = g_timer_elapsed (timer, NULL);
@@ -269,22 +373,22 @@ bm3d_own_denoise (const gchar       *input,
                   GError           **error)
 {
   GTimer         *timer = g_timer_new ();
-  ImagePngChunks  chunks;
+  Extras          extras;
   Image           in, out;
   Bm3dOwnResult   result;
 
   memset (times, 0, sizeof *times);
   memset (&out, 0, sizeof out);
-  if (! read_input (input, output, &in, &chunks))
+  if (! read_input (input, output, &in, &extras))
     {
       g_timer_destroy (timer);
       return BM3D_OWN_DECLINED;
     }
-  result = denoise_and_write (&in, &out, &chunks, output, vals, png_level,
+  result = denoise_and_write (&in, &out, &extras, output, vals, png_level,
                               timer, times, error);
   image_free (&in);
   image_free (&out);
-  image_png_chunks_free (&chunks);
+  extras_free (&extras);
   g_timer_destroy (timer);
   return result;
 }

@@ -36,6 +36,15 @@ python3 "$top_srcdir/tests/gimp-saved.py" with-title "$work/noisy-rgb.png" \
   "$work/in3/e.png" || exit 1
 python3 "$top_srcdir/tests/gimp-saved.py" with-turn "$work/noisy-rgb.png" \
   "$work/in3/f.png" || exit 1
+# A JPEG (quality 87, 4:2:0), and the same with a marker the reader does
+# not keep: the two paths' results of the same pixels.
+jpegs=
+if "$command" --convert --quality 87 "$work/noisy-rgb.png" "$work/in3/g.jpg" \
+     2> /dev/null; then
+  python3 "$top_srcdir/tests/gimp-saved.py" with-app3 "$work/in3/g.jpg" \
+    "$work/in3/h.jpg" || exit 1
+  jpegs="$work/in3/g.jpg $work/in3/h.jpg"
+fi
 # The batch's times lines say who read each file.
 export BM3D_PLUGIN_TIMES=1
 
@@ -66,8 +75,8 @@ run_gimp "$log" \
   "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 2
      $(scheme_list "$work/in/a.png" "$work/in2/a.png") \"$work/out-same-name\" 25.0 0 0)" \
   "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 3 $abc \"$work/no-such-folder\" 25.0 0 0)" \
-  "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 3
-     $(scheme_list "$work/in3/d.png" "$work/in3/e.png" "$work/in3/f.png") \"$work/out3\" 0.0 0 0)" \
+  "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE $((3 + $(echo $jpegs | wc -w)))
+     $(scheme_list "$work/in3/d.png" "$work/in3/e.png" "$work/in3/f.png" $jpegs) \"$work/out3\" 0.0 0 0)" \
   "$(single d.png "(plug-in-bm3d-denoise RUN-NONINTERACTIVE image drawable 0.0 0 0)" single3 in3)" \
   "$(single e.png "(plug-in-bm3d-denoise RUN-NONINTERACTIVE image drawable 0.0 0 0)" single3 in3)" \
   "$(single f.png "(plug-in-bm3d-denoise RUN-NONINTERACTIVE image drawable 0.0 0 0)" single3 in3)"
@@ -140,6 +149,14 @@ check "in3/f.png (EXIF orientation 6) left to GIMP's loader" \
   grep -q "$work/in3/f.png: load .* by GIMP$" "$log"
 check "... with the pixels of plug-in-bm3d-denoise" \
   same_pixels "$work/single3/f.png" "$work/out3/f.png"
+if test -n "$jpegs"; then
+  check "in3/g.jpg read and written by imageio" \
+    grep -q "$work/in3/g.jpg: load .* by imageio$" "$log"
+  check "in3/h.jpg (an APP3 marker) left to GIMP's loader and export" \
+    grep -q "$work/in3/h.jpg: load .* by GIMP$" "$log"
+  check "... the two results hold the same pixels" \
+    same_pixels "$work/out3/h.jpg" "$work/out3/g.jpg"
+fi
 check "in/a.png, in/b.png (gray), in/c.png (RGBA) read by imageio" \
   test "$(grep -c "$work/in/[abc].png: load .* by imageio$" "$log")" -ge 6
 

@@ -41,6 +41,10 @@
 #   gimp-saved.py with-turn IN.png OUT.png
 #       OUT is IN with EXIF whose orientation (6) turns the photo, which
 #       GIMP's loader may apply (so the batch leaves the file to GIMP)
+#   gimp-saved.py with-app3 IN.jpg OUT.jpg
+#       OUT is IN with an APP3 marker, which GIMP's loader ignores and
+#       the plug-in's own reader does not keep (so the batch leaves the
+#       file to GIMP)
 #   gimp-saved.py with-comment IN.jpg OUT.jpg
 #       OUT is IN with a COM marker "BM3D test comment" added
 #   gimp-saved.py plain-tiff IN.png OUT.tif
@@ -257,6 +261,15 @@ def with_turn(src, dst):
     with_chunk(src, dst, files.images.png_chunk(b"eXIf", exif))
 
 
+def with_app3(src, dst):
+    with open(src, "rb") as f:
+        data = f.read()
+    body = b"BM3D test"
+    marker = b"\xff\xe3" + struct.pack(">H", len(body) + 2) + body
+    with open(dst, "wb") as f:
+        f.write(data[:2] + marker + data[2:])
+
+
 def with_comment(src, dst):
     with open(src, "rb") as f:
         data = f.read()
@@ -288,6 +301,9 @@ def main(argv):
     if len(argv) == 4 and argv[1] == "with-turn":
         with_turn(argv[2], argv[3])
         return 0
+    if len(argv) == 4 and argv[1] == "with-app3":
+        with_app3(argv[2], argv[3])
+        return 0
     if len(argv) == 4 and argv[1] == "with-comment":
         with_comment(argv[2], argv[3])
         return 0
@@ -295,7 +311,7 @@ def main(argv):
         plain_tiff(argv[2], argv[3])
         return 0
     sys.stderr.write("usage: gimp-saved.py describe|with-meta|with-profile|"
-                     "with-title|with-turn|with-comment|"
+                     "with-title|with-turn|with-app3|with-comment|"
                      "plain-tiff FILE...\n")
     return 2
 

@@ -32,6 +32,15 @@ python3 "$top_srcdir/tests/gimp-saved.py" with-title "$work/noisy-rgb.png" \
   "$work/in3/e.png" || exit 1
 python3 "$top_srcdir/tests/gimp-saved.py" with-turn "$work/noisy-rgb.png" \
   "$work/in3/f.png" || exit 1
+# A JPEG (quality 87, 4:2:0), and the same with a marker the reader does
+# not keep: the two paths' results of the same pixels.
+jpegs=
+if "$command" --convert --quality 87 "$work/noisy-rgb.png" "$work/in3/g.jpg" \
+     2> /dev/null; then
+  python3 "$top_srcdir/tests/gimp-saved.py" with-app3 "$work/in3/g.jpg" \
+    "$work/in3/h.jpg" || exit 1
+  jpegs="$work/in3/g.jpg $work/in3/h.jpg"
+fi
 # The batch's times lines say who read each file.
 export BM3D_PLUGIN_TIMES=1
 
@@ -59,7 +68,7 @@ run_gimp "$work/gimp-2.log" \
      #:backend \"auto\")"
 run_gimp "$work/gimp-3.log" \
   "(plug-in-bm3d-denoise-files #:run-mode RUN-NONINTERACTIVE
-     #:files $(scheme_list "$work/in3/d.png" "$work/in3/e.png" "$work/in3/f.png")
+     #:files $(scheme_list "$work/in3/d.png" "$work/in3/e.png" "$work/in3/f.png" $jpegs)
      #:out-dir \"$work/out3\" #:sigma 0.0 #:mode \"bm3d\" #:backend \"auto\")" \
   "$(single d.png 0.0 in3 single3)" "$(single e.png 0.0 in3 single3)" \
   "$(single f.png 0.0 in3 single3)"
@@ -112,6 +121,14 @@ check "in3/f.png (EXIF orientation 6) left to GIMP's loader" \
   grep -q "$work/in3/f.png: load .* by GIMP$" "$work/gimp-3.log"
 check "... with the pixels of plug-in-bm3d-denoise" \
   same_pixels "$work/single3/f.png" "$work/out3/f.png"
+if test -n "$jpegs"; then
+  check "in3/g.jpg read and written by imageio" \
+    grep -q "$work/in3/g.jpg: load .* by imageio$" "$work/gimp-3.log"
+  check "in3/h.jpg (an APP3 marker) left to GIMP's loader and export" \
+    grep -q "$work/in3/h.jpg: load .* by GIMP$" "$work/gimp-3.log"
+  check "... the two results hold the same pixels" \
+    same_pixels "$work/out3/h.jpg" "$work/out3/g.jpg"
+fi
 
 if test $tap_failed -gt 0; then
   sed 's/^/# gimp: /' "$work"/gimp-*.log
