@@ -10,7 +10,8 @@
 # line says "by imageio"), with the same pixels, in the colour space of
 # its profile too, sigma estimated or given; one with a chunk the reader
 # does not keep, or EXIF that turns the photo, goes through GIMP's
-# loader, as before ("by GIMP").
+# loader, as before ("by GIMP").  An output that cannot be written is
+# told and leaves nothing.
 #
 # Copyright (C) 2026 The BM3D Denoise for GIMP authors
 #
@@ -28,6 +29,8 @@ make_file_list
 mkdir -p "$work/in2" "$work/single" "$work/single-camera" "$work/out" \
          "$work/out-camera" "$work/out-missing" "$work/out-same-name"
 cp "$work/noisy-gray.png" "$work/in2/a.png"
+# An output that cannot be written: a folder holds its name.
+mkdir -p "$work/out4/a.png"
 command -v python3 > /dev/null 2>&1 || skip_all "python3 not found"
 mkdir -p "$work/in3" "$work/out3" "$work/single3"
 python3 "$top_srcdir/tests/gimp-saved.py" with-profile "$work/noisy-rgb.png" \
@@ -79,7 +82,9 @@ run_gimp "$log" \
      $(scheme_list "$work/in3/d.png" "$work/in3/e.png" "$work/in3/f.png" $jpegs) \"$work/out3\" 0.0 0 0)" \
   "$(single d.png "(plug-in-bm3d-denoise RUN-NONINTERACTIVE image drawable 0.0 0 0)" single3 in3)" \
   "$(single e.png "(plug-in-bm3d-denoise RUN-NONINTERACTIVE image drawable 0.0 0 0)" single3 in3)" \
-  "$(single f.png "(plug-in-bm3d-denoise RUN-NONINTERACTIVE image drawable 0.0 0 0)" single3 in3)"
+  "$(single f.png "(plug-in-bm3d-denoise RUN-NONINTERACTIVE image drawable 0.0 0 0)" single3 in3)" \
+  "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 1
+     $(scheme_list "$work/in/a.png") \"$work/out4\" 25.0 0 0)"
 check "GIMP ran without a plug-in crash" no_crash "$log"
 
 check "files: the call succeeded" is_ok "$log" 1
@@ -157,6 +162,12 @@ if test -n "$jpegs"; then
   check "... the two results hold the same pixels" \
     same_pixels "$work/out3/h.jpg" "$work/out3/g.jpg"
 fi
+check "an output imageio cannot write: the call fails" \
+  test "$(batch_result "$log" 15)" = error
+check "... telling why on one line" \
+  grep -q "BM3D batch: $work/in/a.png: cannot be saved as $work/out4/a.png: " "$log"
+check "... and leaving nothing beside it" \
+  test "$(ls -A "$work/out4")" = a.png
 check "in/a.png, in/b.png (gray), in/c.png (RGBA) read by imageio" \
   test "$(grep -c "$work/in/[abc].png: load .* by imageio$" "$log")" -ge 6
 

@@ -7,7 +7,8 @@
 # imageio" in its times line), with the same pixels, in its profile's
 # colour space too, sigma estimated or given; one with a chunk the
 # reader does not keep, or EXIF that turns the photo, goes through
-# GIMP's loader ("by GIMP").  (The
+# GIMP's loader ("by GIMP").  An output that cannot be written is told
+# and leaves nothing.  (The
 # batch script's refusals are tests/gimp3-batch.sh's.)
 #
 # Copyright (C) 2026 The BM3D Denoise for GIMP authors
@@ -73,7 +74,14 @@ run_gimp "$work/gimp-3.log" \
   "$(single d.png 0.0 in3 single3)" "$(single e.png 0.0 in3 single3)" \
   "$(single f.png 0.0 in3 single3)"
 
-for j in 1 2 3; do
+# An output that cannot be written: a folder holds its name.
+mkdir -p "$work/out4/a.png"
+run_gimp "$work/gimp-4.log" \
+  "(plug-in-bm3d-denoise-files #:run-mode RUN-NONINTERACTIVE
+     #:files $(scheme_list "$work/in/a.png") #:out-dir \"$work/out4\"
+     #:sigma 25.0 #:mode \"bm3d\" #:backend \"auto\")"
+
+for j in 1 2 3 4; do
   check "GIMP run $j: no plug-in crash" no_crash "$work/gimp-$j.log"
 done
 check "the list and the single images succeeded" \
@@ -104,6 +112,13 @@ check "... all of them" \
   same_pixels "$work/out/c.png" "$work/out-missing/c.png"
 check "the inputs are untouched" diff -r "$work/keep" "$work/in"
 
+check "an output imageio cannot write: GIMP exits 70" \
+  exited_with "$work/gimp-4.log" 70
+check "... telling why on one line" \
+  grep -q "BM3D batch: $work/in/a.png: cannot be saved as $work/out4/a.png: " \
+  "$work/gimp-4.log"
+check "... and leaving nothing beside it" \
+  test "$(ls -A "$work/out4")" = a.png
 check "in/a.png, in/b.png (gray), in/c.png (RGBA) read by imageio" \
   test "$(grep -c "$work/in/[abc].png: load .* by imageio$" \
           "$work/gimp-1.log")" -eq 3
