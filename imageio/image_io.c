@@ -734,6 +734,16 @@ image_read_native (const char *path, Image *img, char *error,
   return read_samples (path, img, 1, error, error_len);
 }
 
+int
+image_read_native_with (const char *path, Image *img, int flags,
+                        char *error, size_t error_len)
+{
+  return read_samples (path, img,
+                       1 | (flags & IMAGE_READ_JPEG_FLOAT_DCT
+                            ? IO_READ_FLOAT_DCT : 0),
+                       error, error_len);
+}
+
 /* The libraries say "Write Error" (libpng) or "Write error at scanline
  * 700" (libtiff) and leave the cause in errno: add it, when it is one a
  * write gives.  */

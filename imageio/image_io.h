@@ -77,11 +77,13 @@ typedef struct
                                    in the file and not kept: its size,
                                    or 1 when unknown                    */
   size_t         exif_dropped;  /* the same for the EXIF block          */
-  /* Written to PNG alone and filled by no reader yet: the GIMP
+  /* Written to PNG and JPEG and filled by no reader: the GIMP
    * plug-in's batch sets them from the image it saves.
-   *   xmp      the XMP packet (UTF-8): iTXt "XML:com.adobe.xmp"
-   *   comment  UTF-8 text: tEXt "Comment" in Latin-1, or iTXt when the
-   *            text has characters Latin-1 has not
+   *   xmp      the XMP packet (UTF-8): PNG iTXt "XML:com.adobe.xmp",
+   *            JPEG APP1 "http://ns.adobe.com/xap/1.0/"
+   *   comment  UTF-8 text: PNG tEXt "Comment" in Latin-1, or iTXt when
+   *            the text has characters Latin-1 has not; JPEG COM as it
+   *            is
    *   x_ppm, y_ppm  the resolution in pixels a metre (pHYs); 0 none  */
   char          *xmp;
   char          *comment;
@@ -129,6 +131,11 @@ typedef struct
   int                threads;    /* threads that compress a PNG at
                                     levels 0 and 1; 0 = every core (the
                                     file is the same for any number)    */
+  int                jpeg_h_samp; /* a colour JPEG's luma sampling
+                                    factors (chroma 1x1), 1 or 2 each;
+                                    0: 1x1 from quality 90, else 2x2    */
+  int                jpeg_v_samp;
+  int                jpeg_optimize; /* optimized Huffman tables         */
 } ImageWriteOptions;
 
 #define IMAGE_JPEG_QUALITY 95
@@ -225,6 +232,16 @@ int          image_read             (const char *path, Image *img,
 int          image_read_native      (const char *path, Image *img,
                                      char *error, size_t error_len);
 
+/* The same, decoding as `flags` say:
+ *   IMAGE_READ_JPEG_FLOAT_DCT  JPEG's inverse DCT in floating point
+ *                              (libjpeg's JDCT_FLOAT), as GIMP's JPEG
+ *                              loader decodes, so that the GIMP plug-in
+ *                              reads the pixels GIMP would  */
+#define IMAGE_READ_JPEG_FLOAT_DCT 1
+int          image_read_native_with (const char *path, Image *img,
+                                     int flags, char *error,
+                                     size_t error_len);
+
 /* What a file's header says, before any decoding (image_probe.c).  */
 typedef struct
 {
@@ -242,6 +259,61 @@ typedef struct
  * format); a file that probes may still fail to read.  */
 int          image_probe            (const char *path, ImageProbe *probe,
                                      char *error, size_t error_len);
+
+/* What a PNG file holds beside its pixels (png_chunks.c): its IHDR's
+ * colour type and bit depth, the first comment (tEXt or iTXt "Comment",
+ * as UTF-8), the XMP packet (iTXt "XML:com.adobe.xmp"), the resolution
+ * (pHYs in metres; 0 none), and the first chunk whose content neither
+ * these nor image_read_native () keep (`unkept`, "" when none).  */
+typedef struct
+{
+  int       colour_type;
+  int       bit_depth;
+  char     *comment;
+  char     *xmp;
+  unsigned  x_ppm;
+  unsigned  y_ppm;
+  char      unkept[5];
+} ImagePngChunks;
+
+/* Walks the chunks of the PNG `path` without reading its image data.
+ * Returns 0, or -1 with a one-line `error` (not a complete PNG file,
+ * out of memory) and nothing to free.  */
+int          image_png_chunks       (const char *path,
+                                     ImagePngChunks *chunks, char *error,
+                                     size_t error_len);
+void         image_png_chunks_free  (ImagePngChunks *chunks);
+
+/* What a JPEG file's headers say beside its pixels (jpeg_markers.c): the
+ * quality its tables were scaled to from the standard's (1..100; 0 when
+ * they are other tables), its components (1 or 3), each one's sampling
+ * factors and table, the first comment (COM, as stored) and XMP packet
+ * (APP1), and the first marker whose content neither these nor the
+ * reader keep, or a sampling the writer cannot make (`unkept`, "" when
+ * none).  */
+typedef struct
+{
+  int    quality;
+  int    components;
+  int    h[3];
+  int    v[3];
+  int    table[3];
+  char  *comment;
+  char  *xmp;
+  char   unkept[16];
+} ImageJpegMarkers;
+
+/* Reads the headers of the JPEG `path` up to its first scan.  Returns
+ * 0, or -1 with a one-line `error` and nothing to free.  */
+int          image_jpeg_markers     (const char *path, ImageJpegMarkers *m,
+                                     char *error, size_t error_len);
+void         image_jpeg_markers_free (ImageJpegMarkers *m);
+
+/* The orientation (EXIF tag 274, 1..8) an EXIF block as ImageMetadata
+ * holds it gives: 1 when it has none, 0 when the block or the tag cannot
+ * be read (io_exif.c).  */
+int          image_exif_orientation (const unsigned char *block,
+                                     size_t len);
 
 /* Write `img` to `path` with `depth` bits per sample (8 or 16) for
  * integer formats; PFM ignores `depth`.  A file that could not be written

@@ -22,7 +22,9 @@
 #include "image_io.h"
 
 /* A reader given `native` may keep an 8- or 16-bit file's integers
- * (Image.samples); without it, floats.  */
+ * (Image.samples); without it, floats.  IO_READ_FLOAT_DCT added to it:
+ * JPEG's inverse DCT in floating point (image_read_native_with ()).  */
+#define IO_READ_FLOAT_DCT 2
 typedef int (*ImageReadFunc)  (const char *path, FILE *fp, Image *img,
                                int native, char *error, size_t error_len);
 typedef int (*ImageWriteFunc) (const char *path, FILE *fp, const Image *img,

@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include "io_exif.h"
+#include "image_io.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -341,4 +342,27 @@ exif_tag_is_pointer (unsigned tag)
   /* EXIF, GPS and interoperability directories: offsets into a file,
    * meaningless once copied.  Only the EXIF one is rebuilt.  */
   return tag == EXIF_TAG_EXIF_IFD || tag == 34853 || tag == 40965;
+}
+
+int
+image_exif_orientation (const unsigned char *block, size_t len)
+{
+  ExifIfd         *ifd0 = malloc (sizeof *ifd0);
+  ExifIfd         *exif = malloc (sizeof *exif);
+  const ExifEntry *entry;
+  int              orientation = 0;
+
+  if (ifd0 && exif && exif_block_parse (block, len, ifd0, exif) == 0)
+    {
+      entry = exif_ifd_find (ifd0, 0x0112);
+      if (! entry)
+        orientation = 1;
+      else if (entry->type == 3 && entry->count == 1)
+        orientation = (int) exif_get16 (entry->value, exif->big);
+      exif_ifd_free (ifd0);
+      exif_ifd_free (exif);
+    }
+  free (ifd0);
+  free (exif);
+  return orientation;
 }

@@ -31,6 +31,8 @@
 
 #define EXIF_HEADER     "Exif\0\0"
 #define EXIF_HEADER_LEN 6
+#define XMP_HEADER      "http://ns.adobe.com/xap/1.0/"
+#define XMP_HEADER_LEN  29     /* with its zero */
 /* The payload of one marker segment: 65535 less its length field.  */
 #define MARKER_MAX      65533
 /* A progressive file takes at most this many scans (a normal one has
@@ -165,6 +167,8 @@ jpeg_read_pixels (JpegReader *r, const char *path, FILE *fp, Image *img,
   jpeg_save_markers (cinfo, JPEG_APP0 + 1, 0xffff);
   jpeg_save_markers (cinfo, JPEG_APP0 + 2, 0xffff);
   jpeg_read_header (cinfo, TRUE);
+  if (native & IO_READ_FLOAT_DCT)
+    cinfo->dct_method = JDCT_FLOAT;
   switch (cinfo->jpeg_color_space)
     {
     case JCS_GRAYSCALE:
@@ -263,6 +267,7 @@ typedef struct
   JpegError                    err;
   unsigned char               *rows;
   unsigned char               *exif;
+  unsigned char               *xmp;
   float                       *samples;
 } JpegWriter;
 
@@ -278,6 +283,17 @@ jpeg_put_metadata (JpegWriter *w, const Image *img)
   if (img->meta.icc_len)
     jpeg_write_icc_profile (&w->cinfo, img->meta.icc,
                             (unsigned int) img->meta.icc_len);
+  /* The comment and the XMP packet, which only the GIMP plug-in's batch
+   * sets; one that does not fit a marker is dropped.  */
+  if (img->meta.comment && *img->meta.comment
+      && strlen (img->meta.comment) <= MARKER_MAX)
+    jpeg_write_marker (&w->cinfo, JPEG_COM,
+                       (const JOCTET *) img->meta.comment,
+                       (unsigned int) strlen (img->meta.comment));
+  if (w->xmp)
+    jpeg_write_marker (&w->cinfo, JPEG_APP0 + 1, w->xmp,
+                       (unsigned int) (XMP_HEADER_LEN
+                                       + strlen (img->meta.xmp)));
 }
 
 /* Row `i` of `rows` from an 8-bit image's own row `src`: the row
@@ -328,6 +344,19 @@ jpeg_write_pixels (JpegWriter *w, const char *path, FILE *fp,
                   img->meta.exif_len);
         }
     }
+  if (img->meta.xmp
+      && strlen (img->meta.xmp) + XMP_HEADER_LEN <= MARKER_MAX)
+    {
+      w->xmp = malloc (strlen (img->meta.xmp) + XMP_HEADER_LEN);
+      if (!w->xmp)
+        {
+          io_set_error (error, error_len, "%s: out of memory", path);
+          return -1;
+        }
+      memcpy (w->xmp, XMP_HEADER, XMP_HEADER_LEN);
+      memcpy (w->xmp + XMP_HEADER_LEN, img->meta.xmp,
+              strlen (img->meta.xmp));
+    }
   if (!w->rows || !w->samples
       || (img->meta.exif_len && img->meta.exif_len + EXIF_HEADER_LEN
                                 <= MARKER_MAX && !w->exif))
@@ -344,11 +373,18 @@ jpeg_write_pixels (JpegWriter *w, const char *path, FILE *fp,
   cinfo->in_color_space = colour == 1 ? JCS_GRAYSCALE : JCS_RGB;
   jpeg_set_defaults (cinfo);
   jpeg_set_quality (cinfo, options->quality, TRUE);
-  if (colour == 3 && options->quality >= 90)
+  if (colour == 3 && options->jpeg_h_samp > 0 && options->jpeg_v_samp > 0)
+    {
+      cinfo->comp_info[0].h_samp_factor = options->jpeg_h_samp;
+      cinfo->comp_info[0].v_samp_factor = options->jpeg_v_samp;
+    }
+  else if (colour == 3 && options->quality >= 90)
     {
       cinfo->comp_info[0].h_samp_factor = 1;
       cinfo->comp_info[0].v_samp_factor = 1;
     }
+  if (options->jpeg_optimize)
+    cinfo->optimize_coding = TRUE;
   /* A file with EXIF starts with it, as cameras write it.  */
   if (img->meta.exif_len)
     cinfo->write_JFIF_header = FALSE;
@@ -416,6 +452,7 @@ write_jpeg (const char *path, FILE *fp, const Image *img,
   free (w->rows);
   free (w->samples);
   free (w->exif);
+  free (w->xmp);
   free (w);
   return status;
 }

@@ -25,6 +25,8 @@ imageio_libimageio_a_SOURCES = \
 	imageio/io_exif.h \
 	imageio/io_pnm.c \
 	imageio/image_probe.c \
+	imageio/png_chunks.c \
+	imageio/jpeg_markers.c \
 	imageio/output_file.c \
 	imageio/output_file.h
 IMAGE_IO_LIBS = imageio/libimageio.a $(PNG_LIBS) $(JPEG_LIBS) $(TIFF_LIBS)

@@ -20,6 +20,11 @@
  * plug-in-bm3d-denoise starts the plug-in afresh, and with it GEGL and
  * babl (about half a second on 2 cores) and CUDA (about 0.2 s).  Here
  * they start once for the whole list.
+ *
+ * A PNG that imageio reads and writes with all GIMP would keep does not
+ * go through GIMP at all (bm3d-own.c): no loader plug-in, no copies
+ * through GIMP's core.  Every other file is loaded by GIMP, denoised as
+ * a drawable and saved as bm3d-save.h says.
  */
 
 #include "config.h"
@@ -35,6 +40,7 @@
 #include "bm3d-values.h"
 #include "bm3d-run.h"
 #include "bm3d-save.h"
+#include "bm3d-own.h"
 #include "bm3d-files.h"
 
 #define BM3D_FILES_ERROR (g_quark_from_static_string ("bm3d-files-error"))
@@ -204,19 +210,67 @@ denoise_and_save (Bm3dImage           image,
   return ok;
 }
 
+/* `file` through imageio alone (bm3d-own.c), when it is one imageio
+ * takes: TRUE when done so, with `ok` saying whether it succeeded (FALSE
+ * after telling why not).  */
+static gboolean
+denoise_own (const Bm3dFilePlan *file,
+             const Bm3dValues   *vals,
+             gint                png_level,
+             gboolean           *ok)
+{
+  Bm3dOwnTimes   times;
+  Bm3dOwnResult  result;
+  GError        *error = NULL;
+  gchar         *why;
+
+  result = bm3d_own_denoise (file->input, file->output, vals,
+                             png_level >= 0 ? png_level
+                                            : BM3D_SAVE_PNG_LEVEL_OWN,
+                             &times, &error);
+  *ok = result == BM3D_OWN_DONE;
+  switch (result)
+    {
+    case BM3D_OWN_DECLINED:
+      return FALSE;
+    case BM3D_OWN_DONE:
+      if (bm3d_run_times_wanted ())
+        g_printerr ("%s: %s: load %.3f s, denoise %.3f s, save %.3f s, "
+                    "by imageio\n", PLUG_IN_BINARY, file->input, times.load,
+                    times.denoise, times.save);
+      break;
+    case BM3D_OWN_FAILED_DENOISE:
+      tell (file->input, error->message);
+      break;
+    case BM3D_OWN_FAILED_SAVE:
+      why = g_strdup_printf (_("cannot be saved as %s: %s"), file->output,
+                             error->message);
+      tell (file->input, why);
+      g_free (why);
+      break;
+    }
+  g_clear_error (&error);
+  return TRUE;
+}
+
 /* Loads, denoises and saves one file; FALSE after telling why not.  With
  * BM3D_PLUGIN_TIMES=1, one line on stderr with the three stages' times
- * (bench/gimp-batch-stages.sh).  */
+ * and who loaded and saved the file (bench/gimp-batch-stages.sh, the
+ * tests).  */
 static gboolean
 denoise_file (const Bm3dFilePlan *file,
               const Bm3dValues   *vals,
               gint                png_level)
 {
-  GTimer    *timer = g_timer_new ();
+  GTimer    *timer;
   Bm3dImage  image;
   gdouble    load, denoise = 0.0, save = 0.0;
   gboolean   ok = FALSE;
 
+  if (denoise_own (file, vals, png_level, &ok))
+    return ok;
+
+  timer = g_timer_new ();
   image = bm3d_file_load (file->input);
   load = lap (timer);
   if (! bm3d_image_is_valid (image))
@@ -234,8 +288,9 @@ denoise_file (const Bm3dFilePlan *file,
       bm3d_image_delete (image);
     }
   if (ok && bm3d_run_times_wanted ())
-    g_printerr ("%s: %s: load %.3f s, denoise %.3f s, save %.3f s\n",
-                PLUG_IN_BINARY, file->input, load, denoise, save);
+    g_printerr ("%s: %s: load %.3f s, denoise %.3f s, save %.3f s, "
+                "by GIMP\n", PLUG_IN_BINARY, file->input, load, denoise,
+                save);
   g_timer_destroy (timer);
   return ok;
 }

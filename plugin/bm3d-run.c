@@ -310,11 +310,10 @@ largest_context (GeglBuffer          *source,
  *   2 x (width + 96) x (rows + 96) x channels x 4 bytes
  * here, plus the engine's buffers for one strip, whatever the height.
  * Each strip goes through bm3d_render_area (), as the preview does.
- * Results gather in the shadow buffer, merged only once every strip has
- * succeeded: after any error the drawable stays as it was.  */
+ * Results gather in `shadow`.  */
 static gboolean
-denoise_in_strips (Bm3dDrawable         drawable,
-                   GeglBuffer          *source,
+denoise_in_strips (GeglBuffer          *source,
+                   GeglBuffer          *shadow,
                    const Bm3dLayout    *layout,
                    const GeglRectangle *area,
                    bm3d_params         *params,
@@ -322,7 +321,6 @@ denoise_in_strips (Bm3dDrawable         drawable,
                    StageTimes          *times,
                    GError             **error)
 {
-  GeglBuffer    *shadow = gimp_drawable_get_shadow_buffer (drawable);
   ProgressState  progress = { 0.0, 0.0, 0.0 };
   GeglRectangle  strip = *area;
   gint           rows = strip_rows ();
@@ -378,8 +376,27 @@ denoise_in_strips (Bm3dDrawable         drawable,
     }
   bm3d_float_rect_unref (input);
   bm3d_float_rect_unref (output);
-  g_object_unref (shadow);
+  return ok;
+}
 
+/* The strips into the drawable's shadow buffer, merged once every strip
+ * has succeeded: after any error the drawable stays as it was.  */
+static gboolean
+denoise_drawable (Bm3dDrawable         drawable,
+                  GeglBuffer          *source,
+                  const Bm3dLayout    *layout,
+                  const GeglRectangle *area,
+                  bm3d_params         *params,
+                  GimpRunMode          run_mode,
+                  StageTimes          *times,
+                  GError             **error)
+{
+  GeglBuffer *shadow = gimp_drawable_get_shadow_buffer (drawable);
+  gboolean    ok;
+
+  ok = denoise_in_strips (source, shadow, layout, area, params, run_mode,
+                          times, error);
+  g_object_unref (shadow);
   if (! ok)
     {
       gimp_drawable_free_shadow (drawable);
@@ -405,18 +422,53 @@ bm3d_run_warm_up (const Bm3dValues *vals)
   bm3d_backend_warm_up (&params);
 }
 
+/* The engine's parameters for `vals`, with the noise measured in the
+ * middle of `area` of `source` when `vals` asks for it (`profile` then
+ * holds camera noise's profile).  */
+static gboolean
+params_for (GeglBuffer          *source,
+            const Bm3dLayout    *layout,
+            const GeglRectangle *area,
+            const Bm3dValues    *vals,
+            GimpRunMode          run_mode,
+            bm3d_params         *params,
+            bm3d_noise_profile  *profile,
+            GError             **error)
+{
+  bm3d_values_to_params (vals, layout, params);
+  if (vals->noise == BM3D_VALUES_NOISE_CAMERA)
+    return estimate_profile (source, layout, area, params, profile,
+                             run_mode, error);
+  if (vals->sigma == 0.0)
+    return estimate_sigma (source, layout, area, params, error);
+  return TRUE;
+}
+
+/* The stage times on stderr when asked for.  */
+static void
+tell_times (const GeglRectangle *area,
+            const StageTimes    *times)
+{
+  if (bm3d_run_times_wanted ())
+    g_printerr ("%s: %d x %d: read %.3f s, %s %.3f s, write %.3f s, "
+                "merge %.3f s\n", PLUG_IN_BINARY, area->width,
+                area->height, times->read,
+                bm3d_render_passthrough () ? "copy" : "engine",
+                times->engine, times->write, times->merge);
+}
+
 gboolean
 bm3d_run_denoise (Bm3dDrawable       drawable,
                   const Bm3dValues  *vals,
                   GimpRunMode        run_mode,
                   GError           **error)
 {
-  Bm3dLayout     layout;
-  GeglRectangle  area;
-  GeglBuffer    *source;
-  bm3d_params    params;
+  Bm3dLayout         layout;
+  GeglRectangle      area;
+  GeglBuffer        *source;
+  bm3d_params        params;
   bm3d_noise_profile profile;
-  gboolean       ok = TRUE;
+  gboolean           ok;
 
   if (! gimp_drawable_mask_intersect (drawable, &area.x, &area.y,
                                       &area.width, &area.height))
@@ -424,30 +476,55 @@ bm3d_run_denoise (Bm3dDrawable       drawable,
 
   bm3d_run_warm_up (vals);
   bm3d_layout_for (drawable, bm3d_values_read_clipped (vals), &layout);
-  bm3d_values_to_params (vals, &layout, &params);
   source = gimp_drawable_get_buffer (drawable);
-
-  if (vals->noise == BM3D_VALUES_NOISE_CAMERA)
-    ok = estimate_profile (source, &layout, &area, &params, &profile,
-                           run_mode, error);
-  else if (vals->sigma == 0.0)
-    ok = estimate_sigma (source, &layout, &area, &params, error);
+  ok = params_for (source, &layout, &area, vals, run_mode, &params,
+                   &profile, error);
   if (ok)
     {
       StageTimes times = { g_timer_new (), 0.0, 0.0, 0.0, 0.0 };
 
-      ok = denoise_in_strips (drawable, source, &layout, &area, &params,
-                              run_mode, &times, error);
-      if (ok && bm3d_run_times_wanted ())
-        g_printerr ("%s: %d x %d: read %.3f s, %s %.3f s, write %.3f s, "
-                    "merge %.3f s\n", PLUG_IN_BINARY, area.width,
-                    area.height, times.read,
-                    bm3d_render_passthrough () ? "copy" : "engine",
-                    times.engine, times.write, times.merge);
+      ok = denoise_drawable (drawable, source, &layout, &area, &params,
+                             run_mode, &times, error);
+      if (ok)
+        tell_times (&area, &times);
       g_timer_destroy (times.timer);
     }
-
   g_object_unref (source);
   return ok;
 }
 
+gboolean
+bm3d_run_denoise_buffer (GeglBuffer        *source,
+                         GeglBuffer        *destination,
+                         gboolean           rgb,
+                         gboolean           has_alpha,
+                         const Bm3dValues  *vals,
+                         GError           **error)
+{
+  const GeglRectangle *area = gegl_buffer_get_extent (source);
+  Bm3dLayout           layout;
+  bm3d_params          params;
+  bm3d_noise_profile   profile;
+  gboolean             ok;
+
+  bm3d_run_warm_up (vals);
+  bm3d_layout_set_formats (&layout, rgb, has_alpha);
+  layout.to_u8 = babl_fish (layout.format, layout.format_u8);
+  /* Integer samples, whose noise was clipped whenever the settings say
+   * it may have been: what bm3d_layout_for () judges of a drawable of
+   * integers.  */
+  layout.clipped = bm3d_values_read_clipped (vals);
+  ok = params_for (source, &layout, area, vals, GIMP_RUN_NONINTERACTIVE,
+                   &params, &profile, error);
+  if (ok)
+    {
+      StageTimes times = { g_timer_new (), 0.0, 0.0, 0.0, 0.0 };
+
+      ok = denoise_in_strips (source, destination, &layout, area, &params,
+                              GIMP_RUN_NONINTERACTIVE, &times, error);
+      if (ok)
+        tell_times (area, &times);
+      g_timer_destroy (times.timer);
+    }
+  return ok;
+}

@@ -59,4 +59,15 @@ gboolean     bm3d_run_denoise         (Bm3dDrawable       drawable,
                                        GimpRunMode        run_mode,
                                        GError           **error);
 
+/* The same for the whole of `source`, an RGB or gray buffer of integer
+ * samples that is no drawable (a file read by imageio), the results
+ * written into `destination` of the same extent: the same measurement,
+ * strips and engine calls as a drawable of the same pixels gets.  */
+gboolean     bm3d_run_denoise_buffer  (GeglBuffer        *source,
+                                       GeglBuffer        *destination,
+                                       gboolean           rgb,
+                                       gboolean           has_alpha,
+                                       const Bm3dValues  *vals,
+                                       GError           **error);
+
 #endif /* BM3D_RUN_H */

@@ -19,6 +19,8 @@ plugin_bm3d_denoise_gimp_SOURCES = \
 	plugin/bm3d-files.c \
 	plugin/bm3d-files.h \
 	plugin/bm3d-layout.c \
+	plugin/bm3d-own.c \
+	plugin/bm3d-own.h \
 	plugin/bm3d-render.c \
 	plugin/bm3d-run.c \
 	plugin/bm3d-save.c \

@@ -5,7 +5,13 @@
 # each image; a missing and an unreadable file in the list are told on
 # one line each while the others are still done; an input is never
 # overwritten (output folder = input folder, two inputs of one name);
-# a missing output folder is refused.
+# a missing output folder is refused.  A PNG the project's reader keeps
+# whole is read, denoised and written without GIMP's loader (its times
+# line says "by imageio"), with the same pixels, in the colour space of
+# its profile too, sigma estimated or given; one with a chunk the reader
+# does not keep, or EXIF that turns the photo, goes through GIMP's
+# loader, as before ("by GIMP").  An output that cannot be written is
+# told and leaves nothing.
 #
 # Copyright (C) 2026 The BM3D Denoise for GIMP authors
 #
@@ -23,11 +29,32 @@ make_file_list
 mkdir -p "$work/in2" "$work/single" "$work/single-camera" "$work/out" \
          "$work/out-camera" "$work/out-missing" "$work/out-same-name"
 cp "$work/noisy-gray.png" "$work/in2/a.png"
+# An output that cannot be written: a folder holds its name.
+mkdir -p "$work/out4/a.png"
+command -v python3 > /dev/null 2>&1 || skip_all "python3 not found"
+mkdir -p "$work/in3" "$work/out3" "$work/single3"
+python3 "$top_srcdir/tests/gimp-saved.py" with-profile "$work/noisy-rgb.png" \
+  "$work/in3/d.png" || exit 1
+python3 "$top_srcdir/tests/gimp-saved.py" with-title "$work/noisy-rgb.png" \
+  "$work/in3/e.png" || exit 1
+python3 "$top_srcdir/tests/gimp-saved.py" with-turn "$work/noisy-rgb.png" \
+  "$work/in3/f.png" || exit 1
+# A JPEG (quality 87, 4:2:0), and the same with a marker the reader does
+# not keep: the two paths' results of the same pixels.
+jpegs=
+if "$command" --convert --quality 87 "$work/noisy-rgb.png" "$work/in3/g.jpg" \
+     2> /dev/null; then
+  python3 "$top_srcdir/tests/gimp-saved.py" with-app3 "$work/in3/g.jpg" \
+    "$work/in3/h.jpg" || exit 1
+  jpegs="$work/in3/g.jpg $work/in3/h.jpg"
+fi
+# The batch's times lines say who read each file.
+export BM3D_PLUGIN_TIMES=1
 
 # The single-image procedures on each file, as the batch did before.
 single ()
 {
-  echo "(let* ((image (t-load \"$work/in/$1\")) (drawable (t-drawable image)))
+  echo "(let* ((image (t-load \"$work/${4:-in}/$1\")) (drawable (t-drawable image)))
           $2
           (gimp-file-save RUN-NONINTERACTIVE image drawable
                           \"$work/$3/$1\" \"$work/$3/$1\")
@@ -50,7 +77,14 @@ run_gimp "$log" \
   "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 3 $abc \"$work/in\" 25.0 0 0)" \
   "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 2
      $(scheme_list "$work/in/a.png" "$work/in2/a.png") \"$work/out-same-name\" 25.0 0 0)" \
-  "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 3 $abc \"$work/no-such-folder\" 25.0 0 0)"
+  "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 3 $abc \"$work/no-such-folder\" 25.0 0 0)" \
+  "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE $((3 + $(echo $jpegs | wc -w)))
+     $(scheme_list "$work/in3/d.png" "$work/in3/e.png" "$work/in3/f.png" $jpegs) \"$work/out3\" 0.0 0 0)" \
+  "$(single d.png "(plug-in-bm3d-denoise RUN-NONINTERACTIVE image drawable 0.0 0 0)" single3 in3)" \
+  "$(single e.png "(plug-in-bm3d-denoise RUN-NONINTERACTIVE image drawable 0.0 0 0)" single3 in3)" \
+  "$(single f.png "(plug-in-bm3d-denoise RUN-NONINTERACTIVE image drawable 0.0 0 0)" single3 in3)" \
+  "(plug-in-bm3d-denoise-files RUN-NONINTERACTIVE 1
+     $(scheme_list "$work/in/a.png") \"$work/out4\" 25.0 0 0)"
 check "GIMP ran without a plug-in crash" no_crash "$log"
 
 check "files: the call succeeded" is_ok "$log" 1
@@ -102,6 +136,40 @@ check "a missing output folder is refused" \
   test "$(batch_result "$log" 10)" = error
 check "... saying so" grep -q "the output folder $work/no-such-folder does not exist" "$log"
 check "the inputs are untouched" diff -r "$work/keep" "$work/in"
+
+check "a profile and a chunk the reader leaves: the call succeeded" \
+  is_ok "$log" 11
+for k in 12 13 14; do
+  check "single image in3 $((k - 11)): the call succeeded" is_ok "$log" $k
+done
+check "in3/d.png (a wide-gamut profile) read by imageio" \
+  grep -q "$work/in3/d.png: load .* by imageio$" "$log"
+check "... with the pixels of plug-in-bm3d-denoise, sigma estimated" \
+  same_pixels "$work/single3/d.png" "$work/out3/d.png"
+check "in3/e.png (a Title chunk) left to GIMP's loader" \
+  grep -q "$work/in3/e.png: load .* by GIMP$" "$log"
+check "... with the pixels of plug-in-bm3d-denoise, sigma estimated" \
+  same_pixels "$work/single3/e.png" "$work/out3/e.png"
+check "in3/f.png (EXIF orientation 6) left to GIMP's loader" \
+  grep -q "$work/in3/f.png: load .* by GIMP$" "$log"
+check "... with the pixels of plug-in-bm3d-denoise" \
+  same_pixels "$work/single3/f.png" "$work/out3/f.png"
+if test -n "$jpegs"; then
+  check "in3/g.jpg read and written by imageio" \
+    grep -q "$work/in3/g.jpg: load .* by imageio$" "$log"
+  check "in3/h.jpg (an APP3 marker) left to GIMP's loader and export" \
+    grep -q "$work/in3/h.jpg: load .* by GIMP$" "$log"
+  check "... the two results hold the same pixels" \
+    same_pixels "$work/out3/h.jpg" "$work/out3/g.jpg"
+fi
+check "an output imageio cannot write: the call fails" \
+  test "$(batch_result "$log" 15)" = error
+check "... telling why on one line" \
+  grep -q "BM3D batch: $work/in/a.png: cannot be saved as $work/out4/a.png: " "$log"
+check "... and leaving nothing beside it" \
+  test "$(ls -A "$work/out4")" = a.png
+check "in/a.png, in/b.png (gray), in/c.png (RGBA) read by imageio" \
+  test "$(grep -c "$work/in/[abc].png: load .* by imageio$" "$log")" -ge 6
 
 if test $tap_failed -gt 0; then
   sed 's/^/# gimp: /' "$log"

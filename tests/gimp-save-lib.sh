@@ -152,3 +152,19 @@ check_png_level ()
       own_writer "$1/$name"
   done
 }
+
+# check_paths LOG LABEL: the batch whose log (BM3D_PLUGIN_TIMES=1) is
+# LOG read and wrote each PNG and JPEG of make_save_inputs itself
+# ("by imageio"), and left each TIFF to GIMP's loader and export.
+check_paths ()
+{
+  local name by
+  for name in $save_formats; do
+    case $name in
+      *.tif) by=GIMP ;;
+      *) by=imageio ;;
+    esac
+    check "$2: $name read and written by $by" \
+      grep -q "save-in/$name: load .* by $by\$" "$1"
+  done
+}

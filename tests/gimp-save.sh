@@ -5,7 +5,8 @@
 # TIFF with its compression, PNG by the project's own PNG writer at zlib
 # level 1 (the zlib header says so), or at the level the gimprc setting
 # bm3d-png-compression names; a setting that is not a level is told on
-# one line and the default used.
+# one line and the default used.  The PNG and JPEG files are read and
+# written by the plug-in itself (imageio), the TIFF files by GIMP.
 #
 # Copyright (C) 2026 The BM3D Denoise for GIMP authors
 #
@@ -18,6 +19,8 @@
 
 setup_save_test
 mkdir -p "$work/white" "$work/camera" "$work/level9" "$work/level-bad"
+# The batch's times lines say who read and wrote each file.
+export BM3D_PLUGIN_TIMES=1
 
 log=$work/gimp.log
 run_gimp "$log" \
@@ -28,6 +31,7 @@ check "GIMP ran without a plug-in crash" no_crash "$log"
 check "the white batch succeeded" is_ok "$log" 1
 check "the camera batch succeeded" is_ok "$log" 2
 check_saved_folder "$work/white" 1 white
+check_paths "$log" "white and camera"
 check_saved_folder "$work/camera" 1 camera
 
 # The setting, in a gimprc of its own.

@@ -32,6 +32,19 @@
 #   gimp-saved.py with-meta IN.png OUT.png
 #       OUT is IN with cli-files.py's ICC profile and EXIF block and the
 #       comment "BM3D test comment" added
+#   gimp-saved.py with-profile IN.png OUT.png
+#       OUT is IN with a real RGB profile other than sRGB (wide primaries,
+#       gamma 2.2), one babl makes a colour space of
+#   gimp-saved.py with-title IN.png OUT.png
+#       OUT is IN with a tEXt chunk "Title", text the plug-in's own
+#       reader does not keep (so the batch leaves the file to GIMP)
+#   gimp-saved.py with-turn IN.png OUT.png
+#       OUT is IN with EXIF whose orientation (6) turns the photo, which
+#       GIMP's loader may apply (so the batch leaves the file to GIMP)
+#   gimp-saved.py with-app3 IN.jpg OUT.jpg
+#       OUT is IN with an APP3 marker, which GIMP's loader ignores and
+#       the plug-in's own reader does not keep (so the batch leaves the
+#       file to GIMP)
 #   gimp-saved.py with-comment IN.jpg OUT.jpg
 #       OUT is IN with a COM marker "BM3D test comment" added
 #   gimp-saved.py plain-tiff IN.png OUT.tif
@@ -188,6 +201,75 @@ def with_meta(src, dst):
         f.write(data[:ihdr_end] + extra + data[ihdr_end:])
 
 
+def s15(v):
+    return struct.pack(">i", int(round(v * 65536)))
+
+
+def matrix_profile():
+    """An ICC v2 RGB display profile: Adobe RGB (1998)'s primaries adapted
+    to D50, D65 white, a gamma 2.2 curve for each channel."""
+    desc_text = b"bm3d-denoise wide test profile\0"
+    desc = (b"desc" + b"\0" * 4 + struct.pack(">I", len(desc_text))
+            + desc_text + b"\0" * (4 + 4 + 2 + 1 + 67))
+    def xyz(x, y, z):
+        return b"XYZ " + b"\0" * 4 + s15(x) + s15(y) + s15(z)
+    curve = b"curv" + b"\0" * 4 + struct.pack(">IH", 1, int(2.2 * 256)) \
+        + b"\0\0"
+    tags = [(b"desc", desc), (b"wtpt", xyz(0.9642, 1.0, 0.8249)),
+            (b"rXYZ", xyz(0.6097, 0.3111, 0.0195)),
+            (b"gXYZ", xyz(0.2053, 0.6257, 0.0609)),
+            (b"bXYZ", xyz(0.1492, 0.0632, 0.7446)),
+            (b"rTRC", curve), (b"gTRC", curve), (b"bTRC", curve),
+            (b"cprt", b"text" + b"\0" * 4 + b"no copyright\0")]
+    offset = 128 + 4 + 12 * len(tags)
+    table, body = b"", b""
+    for name, data in tags:
+        data += b"\0" * (-len(data) % 4)
+        table += struct.pack(">4sII", name, offset + len(body), len(data))
+        body += data
+    size = offset + len(body)
+    header = struct.pack(">I4sI4s4s4s12s4s4sI4sI8sI12s4s16s28s",
+                         size, b"none", 0x02100000, b"mntr", b"RGB ",
+                         b"XYZ ", b"\0" * 12, b"acsp", b"APPL", 0,
+                         b"none", 0, b"\0" * 8, 0,
+                         struct.pack(">iii", 0xF6D6, 0x10000, 0xD32D),
+                         b"none", b"\0" * 16, b"\0" * 28)
+    return header + struct.pack(">I", len(tags)) + table + body
+
+
+def with_chunk(src, dst, extra):
+    with open(src, "rb") as f:
+        data = f.read()
+    ihdr_end = 8 + 12 + struct.unpack(">I", data[8:12])[0]
+    with open(dst, "wb") as f:
+        f.write(data[:ihdr_end] + extra + data[ihdr_end:])
+
+
+def with_profile(src, dst):
+    with_chunk(src, dst, files.images.png_chunk(
+        b"iCCP", b"wide\0\0" + zlib.compress(matrix_profile())))
+
+
+def with_title(src, dst):
+    with_chunk(src, dst, files.images.png_chunk(
+        b"tEXt", b"Title\0BM3D test title"))
+
+
+def with_turn(src, dst):
+    exif = (b"II*\0" + struct.pack("<I", 8) + struct.pack("<H", 1)
+            + struct.pack("<HHIHH", 0x0112, 3, 1, 6, 0) + struct.pack("<I", 0))
+    with_chunk(src, dst, files.images.png_chunk(b"eXIf", exif))
+
+
+def with_app3(src, dst):
+    with open(src, "rb") as f:
+        data = f.read()
+    body = b"BM3D test"
+    marker = b"\xff\xe3" + struct.pack(">H", len(body) + 2) + body
+    with open(dst, "wb") as f:
+        f.write(data[:2] + marker + data[2:])
+
+
 def with_comment(src, dst):
     with open(src, "rb") as f:
         data = f.read()
@@ -210,13 +292,26 @@ def main(argv):
     if len(argv) == 4 and argv[1] == "with-meta":
         with_meta(argv[2], argv[3])
         return 0
+    if len(argv) == 4 and argv[1] == "with-profile":
+        with_profile(argv[2], argv[3])
+        return 0
+    if len(argv) == 4 and argv[1] == "with-title":
+        with_title(argv[2], argv[3])
+        return 0
+    if len(argv) == 4 and argv[1] == "with-turn":
+        with_turn(argv[2], argv[3])
+        return 0
+    if len(argv) == 4 and argv[1] == "with-app3":
+        with_app3(argv[2], argv[3])
+        return 0
     if len(argv) == 4 and argv[1] == "with-comment":
         with_comment(argv[2], argv[3])
         return 0
     if len(argv) == 4 and argv[1] == "plain-tiff":
         plain_tiff(argv[2], argv[3])
         return 0
-    sys.stderr.write("usage: gimp-saved.py describe|with-meta|with-comment|"
+    sys.stderr.write("usage: gimp-saved.py describe|with-meta|with-profile|"
+                     "with-title|with-turn|with-app3|with-comment|"
                      "plain-tiff FILE...\n")
     return 2
 

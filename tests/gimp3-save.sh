@@ -6,7 +6,8 @@
 # compression, PNG by the project's own PNG writer at zlib level 1 (the
 # zlib header says so).  The argument png-compression chooses another
 # level, and so does the gimprc setting bm3d-png-compression when the
-# argument is left out.
+# argument is left out.  The PNG and JPEG files are read and written by
+# the plug-in itself (imageio), the TIFF files by GIMP.
 #
 # Copyright (C) 2026 The BM3D Denoise for GIMP authors
 #
@@ -19,6 +20,8 @@
 
 setup_save_test
 mkdir -p "$work/white" "$work/camera" "$work/level9" "$work/level2"
+# The batch's times lines say who read and wrote each file.
+export BM3D_PLUGIN_TIMES=1
 
 inputs=()
 for name in $save_formats; do
@@ -46,6 +49,7 @@ for run in white camera level9 level2; do
   check "$run: the batch succeeded" exited_with "$work/$run.log" 0
 done
 check_saved_folder "$work/white" 1 white
+check_paths "$work/white.log" white
 check_saved_folder "$work/camera" 1 camera
 check_png_level "$work/level9" 9 "png-compression 9"
 check_png_level "$work/level2" 2 "bm3d-png-compression \"2\""
