@@ -44,7 +44,6 @@ bm3d_job_init (bm3d_job *job, const bm3d_params *params, bm3d_report *report)
   job->tick = job_tick;
   job->align = 1;
   job->photo_gain = 1.0f;
-  job->fine_sigma = -1.0f;
   bm3d_env_read (&job->env);
 }
 

@@ -84,10 +84,6 @@ struct bm3d_job
    * else 1.  */
   float                 photo_gain;
   int                   processed_noise;
-  /* The finest scale's white sigma of the image the profile was
-   * estimated on, when the estimate measured it (photo_noise.c), so
-   * that the gain does not measure it again; negative otherwise.  */
-  float                 fine_sigma;
   float                 var_hard[BM3D_MAX_CHANNELS][BM3D_PATCH_AREA];
   float                 var_wiener[BM3D_MAX_CHANNELS][BM3D_PATCH_AREA];
   /* The profile a profile job uses, its derived values filled: a copy

@@ -144,9 +144,7 @@ bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
   float fine, measured;
   bm3d_status status;
 
-  if (job->fine_sigma >= 0.0f)
-    fine = job->fine_sigma;
-  else if (profile->has_fine)
+  if (profile->has_fine)
     fine = profile->sigma_fine;
   else if ((status = fine_sigma (in, job, &fine)) != BM3D_OK)
     return status;
@@ -222,8 +220,10 @@ unmeasured_profile (const bm3d_image *in, bm3d_job *job,
 
 /* The profile measured on `measured` (`in`, or its stabilised copy) is
  * checked against the finest scale of that image (reads_texture ()):
- * texture gives way to white noise of the finest scale's reading of
- * `in` (the report then says it as it says unmeasured noise).  */
+ * noise keeps that reading (has_fine, sigma_fine: the gain takes it, in
+ * this call and in those the profile is given to); texture gives way to
+ * white noise of the finest scale's reading of `in` (the report then
+ * says it as it says unmeasured noise).  */
 static bm3d_status
 check_texture (const bm3d_image *in, const bm3d_image *measured,
                bm3d_job *job, bm3d_noise_profile *profile)
@@ -233,10 +233,12 @@ check_texture (const bm3d_image *in, const bm3d_image *measured,
 
   if (status != BM3D_OK)
     return status;
-  job->fine_sigma = fine;
   if (! reads_texture (profile, fine))
-    return BM3D_OK;
-  job->fine_sigma = -1.0f;
+    {
+      profile->has_fine = 1;
+      profile->sigma_fine = fine;
+      return BM3D_OK;
+    }
   if (measured != in && (status = fine_sigma (in, job, &fine)) != BM3D_OK)
     return status;
   white_profile (job, profile, fine, "its flattest parts hold texture, "
@@ -280,7 +282,6 @@ bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
     }
   if (stab_out)
     *stab_out = NULL;
-  job->fine_sigma = -1.0f;
   status = bm3d_estimate_profile_cpu (stab ? stab : in, job, profile);
   if (status == BM3D_OK && job->report->noise_unmeasured)
     status = unmeasured_profile (in, job, profile);
@@ -298,10 +299,6 @@ bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
         }
     }
   bm3d_stabilised_free (stab, job);
-  /* The reading the gain takes, for the calls this profile is given to
-   * (white profiles have none: they take no gain).  */
-  profile->has_fine = status == BM3D_OK && job->fine_sigma >= 0.0f;
-  profile->sigma_fine = profile->has_fine ? job->fine_sigma : 0.0f;
   job->tile_base = share;
   job->tile_share = 1.0 - share;
   return status;
