@@ -800,6 +800,35 @@ no_help_button ()
   grep -q -E ' buttons .*_OK' "$1" && ! grep -q -E ' buttons .*(_Help|gtk-help)' "$1"
 }
 
+# undo_test ARGS: tests/gimp-undo.sh and tests/gimp3-undo.sh, whole:
+# undo_session run in the GIMP of the library sourced, under xvfb-run
+# with small strips and the plug-in's progress and dialog logs, then
+# check_undo_session.
+undo_test ()
+{
+  # What dialog_setup runs under xvfb-run (--inner).
+  inner () { undo_session; }
+  dialog_setup "$@"
+  cp "$noisy" "$work/big.png"
+  progress_log=$work/progress.log
+  dialog_log=$work/dialog.log
+  title='^BM3D Denoise$'
+  : > "$work/driver.out"
+  : > "$dialog_log"
+  export work noisy progress_log dialog_log title
+  # Small strips: many progress values, and a final run long enough to
+  # be ended halfway.
+  BM3D_PROGRESS_LOG=$progress_log BM3D_STRIP_ROWS=64 \
+  BM3D_DIALOG_LOG=$dialog_log \
+  timeout 900 xvfb-run -a -s "-screen 0 1280x900x24 -noreset" \
+    dbus-run-session -- bash "$0" --inner 2> "$work/xvfb.err"
+  echo "# xvfb-run exited with status $?"
+
+  check_undo_session
+  sed 's/^/# /' "$work/driver.out"
+  finish
+}
+
 check_undo_session ()
 {
   local pid

@@ -20,26 +20,4 @@
 # (at your option) any later version.
 . "${top_srcdir:-.}/tests/gimp-lib.sh"
 
-inner ()
-{
-  undo_session
-}
-
-dialog_setup "$@"
-cp "$noisy" "$work/big.png"
-progress_log=$work/progress.log
-dialog_log=$work/dialog.log
-title='^BM3D Denoise$'
-: > "$work/driver.out"
-: > "$dialog_log"
-export work noisy progress_log dialog_log title
-# Small strips: many progress values, and a final run long enough to
-# be ended halfway.
-BM3D_PROGRESS_LOG=$progress_log BM3D_STRIP_ROWS=64 BM3D_DIALOG_LOG=$dialog_log \
-timeout 900 xvfb-run -a -s "-screen 0 1280x900x24 -noreset" \
-  dbus-run-session -- bash "$0" --inner 2> "$work/xvfb.err"
-echo "# xvfb-run exited with status $?"
-
-check_undo_session
-sed 's/^/# /' "$work/driver.out"
-finish
+undo_test "$@"
