@@ -247,10 +247,96 @@ nlf_shape (const double *level, const int *count, float *nlf)
   return 1;
 }
 
+/* Every sampled block (every `step`-th of the grid both ways) of every
+ * colour channel measured, side by side: slot k = row * across + column
+ * of channel c holds its variance and mean, ok[] whether it counted.
+ * The slots keep the grid's order, so what follows reads the blocks in
+ * the same order whatever the thread count.  */
+static void
+nlf_blocks (const bm3d_image *in, int colour, int step, int threads,
+            const double (*trunc)[2], double *var, double *mean,
+            unsigned char *ok)
+{
+  int across = (in->width / NLF_BLOCK + step - 1) / step;
+  int down = (in->height / NLF_BLOCK + step - 1) / step;
+  long slots = (long) across * down;
+
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads)
+#endif
+  for (long k = 0; k < colour * slots; k++)
+    {
+      int c = (int) (k / slots);
+      long at = k % slots;
+      int x0 = (int) (at % across) * step * NLF_BLOCK;
+      int y0 = (int) (at / across) * step * NLF_BLOCK;
+
+      ok[k] = (unsigned char) nlf_block (in, c, x0, y0, trunc, &var[k],
+                                         &mean[k]);
+    }
+  (void) threads;
+}
+
+/* One channel's level per bin (0: unmeasured) and blocks per bin, from
+ * its `n` blocks' variances and means; `binned` holds n values.  The
+ * spread of its bins' lower quantiles, which tells noise (the same in
+ * every flat block) from texture, goes to `*spread` weighted by
+ * `*weight` blocks.  */
+static void
+nlf_levels (const double *var, const double *mean, int n, double *binned,
+            int threads, double *level, int *count, double *spread,
+            int *weight)
+{
+  /* The variances gathered bin by bin (a counting sort that keeps their
+   * order), then each bin sorted for its quantiles.  */
+  int first[BM3D_NLF_BINS + 1] = { 0 }, fill[BM3D_NLF_BINS];
+
+  for (int k = 0; k < n; k++)
+    first[nlf_bin (mean[k]) + 1]++;
+  for (int b = 0; b < BM3D_NLF_BINS; b++)
+    {
+      first[b + 1] += first[b];
+      fill[b] = first[b];
+    }
+  for (int k = 0; k < n; k++)
+    binned[fill[nlf_bin (mean[k])]++] = var[k];
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+#endif
+  for (int b = 0; b < BM3D_NLF_BINS; b++)
+    if (first[b + 1] - first[b] >= NLF_BIN_MIN)
+      qsort (binned + first[b], first[b + 1] - first[b], sizeof *binned,
+             bm3d_compare_double);
+  (void) threads;
+  *spread = 0.0;
+  *weight = 0;
+  for (int b = 0; b < BM3D_NLF_BINS; b++)
+    {
+      const double *bin = binned + first[b];
+      int m = first[b + 1] - first[b];
+      double q;
+
+      level[b] = 0.0;
+      count[b] = 0;
+      if (m < NLF_BIN_MIN)
+        continue;
+      q = bin[(int) ((m - 1) * NLF_QUANTILE)];
+      level[b] = q > NLF_FLOOR ? sqrt (q) : 0.0;
+      count[b] = m;
+      if (level[b] > 0.0)
+        {
+          *spread += m * log (bin[(int) ((m - 1) * 0.25)]
+                              / bin[(int) ((m - 1) * 0.05)]);
+          *weight += m;
+        }
+    }
+}
+
 /* The noise level function of `in`'s colour channels into `nlf`
  * (bm3d.h), each channel's geometric mean 1.  Returns the number of
  * channels measured; a channel with nothing to measure (all clipped,
- * or flat) gets a flat function.  */
+ * or flat) gets a flat function.  The blocks are measured on `threads`
+ * threads, the result the same for any count.  */
 int
 bm3d_nlf_estimate (const bm3d_image *in, int threads,
                    float nlf[BM3D_NOISE_PLANES][BM3D_NLF_BINS])
@@ -258,67 +344,42 @@ bm3d_nlf_estimate (const bm3d_image *in, int threads,
   int colour = in->channels - (in->has_alpha ? 1 : 0);
   int gx = in->width / NLF_BLOCK, gy = in->height / NLF_BLOCK;
   int step = 1, measured = 0;
+  long slots;
   double trunc[NLF_AREA + 1][2];
   double *var, *mean, *binned;
+  unsigned char *ok;
 
   while ((long) ((gx + step - 1) / step) * ((gy + step - 1) / step)
          > NLF_BLOCKS_MAX)
     step++;
+  slots = (long) ((gx + step - 1) / step) * ((gy + step - 1) / step);
   for (int k = 0; k <= NLF_AREA; k++)
     bm3d_truncated_normal ((double) k / NLF_AREA, &trunc[k][0], &trunc[k][1]);
-  var = malloc (sizeof (double) * 3 * (size_t) gx * gy);
+  var = malloc ((sizeof (double) * 2 + 1) * colour * slots
+                + sizeof (double) * slots);
   if (!var)
     return -1;
-  mean = var + (size_t) gx * gy;
-  binned = mean + (size_t) gx * gy;
-  (void) threads;
+  mean = var + colour * slots;
+  binned = mean + colour * slots;
+  ok = (unsigned char *) (binned + slots);
+  nlf_blocks (in, colour, step, threads, (const double (*)[2]) trunc, var,
+              mean, ok);
   for (int c = 0; c < colour; c++)
     {
-      double level[BM3D_NLF_BINS], spread = 0.0;
-      int n = 0, weight = 0, count[BM3D_NLF_BINS];
+      double level[BM3D_NLF_BINS], spread;
+      int n = 0, weight, count[BM3D_NLF_BINS];
+      double *cv = var + c * slots, *cm = mean + c * slots;
 
-      for (int j = 0; j < gy; j += step)
-        for (int i = 0; i < gx; i += step)
-          if (nlf_block (in, c, i * NLF_BLOCK, j * NLF_BLOCK,
-                         (const double (*)[2]) trunc, &var[n], &mean[n]))
+      /* The counted blocks first, in the grid's order.  */
+      for (long k = 0; k < slots; k++)
+        if (ok[c * slots + k])
+          {
+            cv[n] = cv[k];
+            cm[n] = cm[k];
             n++;
-      /* The blocks' variances gathered bin by bin (a counting sort
-       * that keeps their order), then each bin's sorted for its
-       * quantiles.  */
-      int first[BM3D_NLF_BINS + 1] = { 0 }, fill[BM3D_NLF_BINS];
-
-      for (int k = 0; k < n; k++)
-        first[nlf_bin (mean[k]) + 1]++;
-      for (int b = 0; b < BM3D_NLF_BINS; b++)
-        {
-          first[b + 1] += first[b];
-          fill[b] = first[b];
-        }
-      for (int k = 0; k < n; k++)
-        binned[fill[nlf_bin (mean[k])]++] = var[k];
-      for (int b = 0; b < BM3D_NLF_BINS; b++)
-        {
-          double *bin = binned + first[b];
-          int m = first[b + 1] - first[b];
-
-          level[b] = 0.0;
-          count[b] = 0;
-          if (m >= NLF_BIN_MIN)
-            {
-              double q;
-
-              qsort (bin, m, sizeof *bin, bm3d_compare_double);
-              q = bin[(int) ((m - 1) * NLF_QUANTILE)];
-              level[b] = q > NLF_FLOOR ? sqrt (q) : 0.0;
-              count[b] = m;
-              if (level[b] > 0.0)
-                {
-                  spread += m * log (bin[(int) ((m - 1) * 0.25)]
-                                     / bin[(int) ((m - 1) * 0.05)]);
-                  weight += m;
-                }
-            }
-        }
+          }
+      nlf_levels (cv, cm, n, binned, threads, level, count, &spread,
+                  &weight);
       if (weight && exp (spread / weight) <= NLF_SPREAD_MAX
           && nlf_shape (level, count, nlf[c]))
         measured++;
