@@ -514,6 +514,15 @@ bm3d_cuda_reserve (bm3d_job *job, size_t bytes)
 /* The unclip table of the call under way (bm3d_cuda_unclip_upload).  */
 __constant__ bm3d_unclip_table unclip_const;
 
+/* The stabilising transform of the call under way (bm3d_cuda_vst_upload,
+ * job->vst): the forward tables the input goes through, the inverse
+ * ones the result does, a colour channel each.  In global memory: the
+ * threads of a warp read different entries, which constant memory
+ * would serialise.  The device is held for the whole call, so one set
+ * serves.  */
+__device__ bm3d_vst_table vst_fwd_dev[BM3D_NOISE_PLANES];
+__device__ bm3d_vst_table vst_inv_dev[BM3D_NOISE_PLANES];
+
 /* A pixel value of type T on the engine's 0..255 scale and back, by
  * pixels.h's rules: float as it is.  */
 template <typename T> __device__ __forceinline__ float to_float (T v);
@@ -555,6 +564,34 @@ unclip_value (float v)
                                        __fsub_rn (t.u[k + 1], t.u[k])));
 }
 
+/* bm3d_vst_lookup () rounded as the host rounds it (no fused
+ * multiply-add), so that both backends filter the same stabilised
+ * values.  */
+__device__ __forceinline__ float
+vst_lerp_rn (float lo, float hi, float frac)
+{
+  return __fadd_rn (lo, __fmul_rn (__fsub_rn (hi, lo), frac));
+}
+
+__device__ __forceinline__ float
+vst_lookup_rn (const float *t, float x)
+{
+  const float step = 255.0f / BM3D_VST_STEPS;
+  const float p = __fdiv_rn (x, step);
+  int i;
+
+  if (!(p > 0.0f))
+    return vst_lerp_rn (__ldg (&t[0]), __ldg (&t[1]), p);
+  if (p >= (float) BM3D_VST_STEPS)
+    return __fadd_rn (__ldg (&t[BM3D_VST_STEPS]),
+                      __fmul_rn (__fsub_rn (__ldg (&t[BM3D_VST_STEPS]),
+                                            __ldg (&t[BM3D_VST_STEPS - 1])),
+                                 __fsub_rn (p, (float) BM3D_VST_STEPS)));
+  i = (int) p;
+  return vst_lerp_rn (__ldg (&t[i]), __ldg (&t[i + 1]),
+                      __fsub_rn (p, (float) i));
+}
+
 typedef struct
 {
   float        m[3][3];
@@ -563,6 +600,7 @@ typedef struct
   size_t       count;
   int          channels;             /* values per pixel (alpha too)    */
   int          colour;               /* 1 or 3                          */
+  int          vst;                  /* through vst_fwd_dev first       */
 } colour_forward_args;
 
 /* Interleaved pixels of type T to float planes, rounding exactly as the
@@ -575,13 +613,19 @@ colour_forward (colour_forward_args a)
        i += (size_t) gridDim.x * blockDim.x)
     {
       const T *px = (const T *) a.src + i * a.channels;
+      float p[3];
 
+      for (int c = 0; c < a.colour; c++)
+        {
+          p[c] = to_float<T> (px[c]);
+          if (a.vst)
+            p[c] = vst_lookup_rn (vst_fwd_dev[c], p[c]);
+        }
       if (a.colour == 1)
-        a.plane[0][i] = to_float<T> (px[0]);
+        a.plane[0][i] = p[0];
       else
         {
-          const float p0 = to_float<T> (px[0]), p1 = to_float<T> (px[1]),
-                      p2 = to_float<T> (px[2]);
+          const float p0 = p[0], p1 = p[1], p2 = p[2];
 #pragma unroll
           for (int c = 0; c < 3; c++)
             a.plane[c][i] = __fadd_rn (__fadd_rn (__fmul_rn (a.m[c][0], p0),
@@ -600,6 +644,7 @@ typedef struct
   bm3d_cuda_core  core;
   int             channels, colour;
   int             unclip;            /* map through unclip_const first  */
+  int             vst;               /* map through vst_inv_dev first   */
 } colour_inverse_args;
 
 /* The tile's core back to interleaved pixels of type T of the image,
@@ -633,7 +678,8 @@ colour_inverse (colour_inverse_args a)
                               __fmul_rn (a.m[c][2], p2));
         }
       for (int c = 0; c < a.colour; c++)
-        px[c] = from_float<T> (a.unclip ? unclip_value (v[c]) : v[c]);
+        px[c] = from_float<T> (a.vst ? vst_lookup_rn (vst_inv_dev[c], v[c])
+                               : a.unclip ? unclip_value (v[c]) : v[c]);
       if (a.channels > a.colour)
         px[a.colour] = ((const T *) a.src)[t * a.channels + a.colour];
     }
@@ -669,6 +715,7 @@ bm3d_cuda_colour_forward (bm3d_job *job, const void *src,
   a.count = count;
   a.channels = channels;
   a.colour = colour;
+  a.vst = job->vst != NULL;
   COLOUR_LAUNCH (colour_forward, type, dev, a);
   BM3D_CUDA_CHECK_LAUNCH (job, "colour_forward");
   return BM3D_OK;
@@ -692,10 +739,32 @@ bm3d_cuda_colour_inverse (bm3d_job *job, const float *const *plane,
   a.core = *core;
   a.channels = channels;
   a.colour = colour;
-  /* Floats go back as they are; the dispatcher unclips them.  */
-  a.unclip = type != BM3D_PIXELS_FLOAT && job->unclip != NULL;
+  /* Floats go back as they are; the dispatcher unclips them.  The
+   * stabilising transform's inverse replaces the unclipping.  */
+  a.vst = job->vst != NULL;
+  a.unclip = !a.vst && type != BM3D_PIXELS_FLOAT && job->unclip != NULL;
   COLOUR_LAUNCH (colour_inverse, type, dev, a);
   BM3D_CUDA_CHECK_LAUNCH (job, "colour_inverse");
+  return BM3D_OK;
+}
+
+bm3d_status
+bm3d_cuda_vst_upload (bm3d_job *job)
+{
+  bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
+  size_t bytes;
+
+  if (!job->vst)
+    return BM3D_OK;
+  bytes = sizeof (bm3d_vst_table) * job->vst->channels;
+  BM3D_CUDA_CHECK (job, cudaMemcpyToSymbolAsync (vst_fwd_dev, job->vst->fwd,
+                                                 bytes, 0,
+                                                 cudaMemcpyHostToDevice,
+                                                 dev->stream));
+  BM3D_CUDA_CHECK (job, cudaMemcpyToSymbolAsync (vst_inv_dev, job->vst->inv,
+                                                 bytes, 0,
+                                                 cudaMemcpyHostToDevice,
+                                                 dev->stream));
   return BM3D_OK;
 }
 

@@ -110,6 +110,12 @@ bm3d_status bm3d_cuda_colour_inverse (bm3d_job *job,
  * (on the device's stream, before the tiles).  */
 bm3d_status bm3d_cuda_unclip_upload (bm3d_job *job);
 
+/* job->vst, when set, into the device's tables: the forward transform
+ * then maps every input value before the colour transform, the inverse
+ * every result before its rounding (on the device's stream, before the
+ * tiles).  */
+bm3d_status bm3d_cuda_vst_upload (bm3d_job *job);
+
 /* ---- whole images, tile by tile, on the device ---------------------- */
 
 /* What an algorithm does to one tile (`core` describes it): `input`

@@ -755,6 +755,8 @@ bm3d_cuda_tiled_image (const bm3d_image *in, bm3d_image *out, int side,
   if (status == BM3D_OK)
     status = bm3d_cuda_unclip_upload (job);
   if (status == BM3D_OK)
+    status = bm3d_cuda_vst_upload (job);
+  if (status == BM3D_OK)
     {
       up_started = pthread_create (&up, NULL, upload_thread, &t) == 0;
       down_started = core && up_started

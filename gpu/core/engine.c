@@ -28,29 +28,49 @@
 
 /* ---- backends -------------------------------------------------------- */
 
+/* The host's tiles of `in` (the CPU's, or the device's tile by tile),
+ * in camera mode with a level function on a stabilised copy, whose
+ * result goes back through the inverse tables.  */
+static bm3d_status
+run_host_tiles (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
+                bm3d_backend backend)
+{
+  const bm3d_algorithm *a = job->algorithm;
+  bm3d_image *stab = NULL;
+  bm3d_status status;
+
+  if (job->vst && !(stab = bm3d_stabilised (in, job->vst->fwd, job)))
+    return BM3D_ERR_OUT_OF_MEMORY;
+  if (backend == BM3D_BACKEND_CUDA)
+    status = bm3d_run_tiled (stab ? stab : in, out, job, a->cuda_tile, NULL,
+                             1, a->cuda_tile_side (job));
+  else
+    status = bm3d_run_tiled (stab ? stab : in, out, job, a->cpu_tile,
+                             a->cpu_tiles,
+                             a->cpu_tiles ? a->cpu_tiles_in_flight (job) : 1,
+                             a->cpu_tile_side (job));
+  bm3d_stabilised_free (stab, job);
+  if (status == BM3D_OK && job->vst)
+    bm3d_vst_apply (out, out, job->vst->inv, job->threads);
+  return status;
+}
+
 static bm3d_status
 run_backend (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
              bm3d_backend backend)
 {
-  const bm3d_algorithm *a = job->algorithm;
-
   job->tile_base = 0.0;
   job->report->backend_used = backend;
   if (backend == BM3D_BACKEND_CUDA)
     {
-      /* Whole image on the device when it fits: no tiling or colour
-       * transform on the host.  */
-      bm3d_status status = a->cuda_image (in, out, job);
+      /* Whole image on the device when it fits: no tiling, colour
+       * transform or stabilising transform on the host.  */
+      bm3d_status status = job->algorithm->cuda_image (in, out, job);
 
       if (status != BM3D_ERR_NOT_IMPLEMENTED)
         return status;
-      return bm3d_run_tiled (in, out, job, a->cuda_tile, NULL, 1,
-                             a->cuda_tile_side (job));
     }
-  return bm3d_run_tiled (in, out, job, a->cpu_tile, a->cpu_tiles,
-                         a->cpu_tiles
-                         ? a->cpu_tiles_in_flight (job) : 1,
-                         a->cpu_tile_side (job));
+  return run_host_tiles (in, out, job, backend);
 }
 
 int
@@ -213,14 +233,14 @@ bm3d_job_wait_for_device (bm3d_job *job)
 }
 
 /* Camera mode: the job's noise profile (a copy of the one given, else
- * the input's own, estimated), the stabilised image `*stab` the filter
- * sees when the profile has a level function (noise_vst.h; NULL
- * otherwise), and the photograph's gain (bm3d_photo_gain ()), measured
- * on the image the filter sees.  */
+ * the input's own, estimated) and the photograph's gain
+ * (bm3d_photo_gain ()), measured on the image the filter sees: through
+ * the profile's stabilising transform when it has a level function.  */
 static bm3d_status
-job_camera_noise (bm3d_job *job, const bm3d_image *in, bm3d_image **stab)
+job_camera_noise (bm3d_job *job, const bm3d_image *in)
 {
   const bm3d_params *params = job->params;
+  bm3d_vst_table fwd[BM3D_NOISE_PLANES];
   bm3d_status status;
 
   if (params->profile)
@@ -235,24 +255,21 @@ job_camera_noise (bm3d_job *job, const bm3d_image *in, bm3d_image **stab)
       /* Camera noise with no profile given: the input's own, estimated
        * on the device when it can (and so after its start).  */
       bm3d_job_wait_for_device (job);
-      status = bm3d_estimate_profile_job (in, job, &job->noise_profile, 0.0,
-                                          stab);
+      status = bm3d_estimate_profile_job (in, job, &job->noise_profile, 0.0);
       if (status != BM3D_OK)
         return status;
     }
-  if (!*stab && bm3d_nlf_present (&job->noise_profile)
-      && !(*stab = bm3d_stabilised (in, &job->noise_profile, job)))
-    return BM3D_ERR_OUT_OF_MEMORY;
   /* Unmeasured noise is white noise of the finest scale's reading,
    * which the report holds already: no gain to find.  */
   if (job->report->noise_unmeasured)
     return BM3D_OK;
-  status = bm3d_photo_gain (*stab ? *stab : in, job);
-  if (status != BM3D_OK)
+  if (bm3d_nlf_present (&job->noise_profile))
     {
-      bm3d_stabilised_free (*stab, job);
-      *stab = NULL;
+      bm3d_vst_forward (&job->noise_profile, fwd);
+      job->read_through = fwd;
     }
+  status = bm3d_photo_gain (in, job);
+  job->read_through = NULL;
   return status;
 }
 
@@ -274,19 +291,22 @@ denoise_prepared (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
   return status;
 }
 
-/* `out`, filtered in the stabilised domain, back through the level
- * function's unbiased inverse, for the noise the filter assumed there
- * (a pixel's, times the photograph's gain), clipped as the input
- * was.  */
-static void
-unstabilise (bm3d_image *out, bm3d_job *job)
+/* Camera mode with a level function: the transform the backends apply
+ * around the filter, its inverse the level function's unbiased one for
+ * the noise the filter assumes in the stabilised domain (a pixel's,
+ * times the photograph's gain), clipped as the input was.  */
+static const bm3d_vst *
+job_vst (bm3d_job *job, bm3d_vst *vst)
 {
-  bm3d_vst vst;
-  float sigma = pixel_sigma (&job->noise_profile) * job->photo_gain;
+  float sigma;
 
-  bm3d_vst_init (&vst, &job->noise_profile, sigma, job->params->clipped);
-  bm3d_vst_apply (out, out, (const float (*)[BM3D_VST_STEPS + 1]) vst.inv,
-                  job->threads);
+  if (job->params->noise != BM3D_NOISE_PROFILE
+      || job->report->noise_unmeasured
+      || !bm3d_nlf_present (&job->noise_profile))
+    return NULL;
+  sigma = pixel_sigma (&job->noise_profile) * job->photo_gain;
+  bm3d_vst_init (vst, &job->noise_profile, sigma, job->params->clipped);
+  return vst;
 }
 
 bm3d_status
@@ -294,8 +314,8 @@ bm3d_denoise (const bm3d_image *in, bm3d_image *out,
               const bm3d_params *params, bm3d_report *report)
 {
   bm3d_report scratch;
-  bm3d_image *stab = NULL;
   bm3d_job job;
+  bm3d_vst *vst = NULL;
   bm3d_status status;
   double start = bm3d_seconds ();
 
@@ -309,14 +329,21 @@ bm3d_denoise (const bm3d_image *in, bm3d_image *out,
     return status;
 
   if (params->noise == BM3D_NOISE_PROFILE
-      && (status = job_camera_noise (&job, in, &stab)) != BM3D_OK)
+      && (status = job_camera_noise (&job, in)) != BM3D_OK)
     return status;
-  status = denoise_prepared (stab ? stab : in, out, &job);
-  if (status == BM3D_OK && stab)
-    unstabilise (out, &job);
-  else if (status == BM3D_OK && params->clipped && job.algorithm->unclips)
+  if (params->noise == BM3D_NOISE_PROFILE
+      && bm3d_nlf_present (&job.noise_profile)
+      && !(vst = malloc (sizeof *vst)))
+    {
+      bm3d_job_message (&job, "out of memory for the stabilising tables");
+      return BM3D_ERR_OUT_OF_MEMORY;
+    }
+  job.vst = vst ? job_vst (&job, vst) : NULL;
+  status = denoise_prepared (in, out, &job);
+  if (status == BM3D_OK && !job.vst && params->clipped
+      && job.algorithm->unclips)
     bm3d_unclip (out, job.white_sigma, job.threads);
-  bm3d_stabilised_free (stab, &job);
+  free (vst);
   report->seconds_total = bm3d_seconds () - start;
   return status;
 }
@@ -502,7 +529,7 @@ bm3d_estimate_noise_profile (const bm3d_image *in, const bm3d_params *params,
     return status;
   report->backend_used = BM3D_BACKEND_CPU;
   bm3d_job_wait_for_device (&job);
-  status = bm3d_estimate_profile_job (in, &job, profile, 1.0, NULL);
+  status = bm3d_estimate_profile_job (in, &job, profile, 1.0);
   report->seconds_total = bm3d_seconds () - start;
   return status;
 }

@@ -17,6 +17,7 @@
 #include "bm3d.h"
 #include "bm3d/bm3d_tables.h"
 #include "env.h"
+#include "noise/noise_vst.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -98,6 +99,15 @@ struct bm3d_job
   const bm3d_pixels    *pixels_in;
   bm3d_pixels          *pixels_out;
   const struct bm3d_unclip_table *unclip;
+
+  /* Camera mode with a level function (noise_vst.h): the stabilising
+   * transform, which the backends apply around their filter (the CPU
+   * on a stabilised copy, CUDA on the device, tile by tile); NULL
+   * otherwise.  While the noise is measured, the estimators read the
+   * input through read_through's forward tables, as if from the
+   * stabilised image; NULL: as it is.  */
+  const bm3d_vst       *vst;
+  const bm3d_vst_table *read_through;
 
   /* The CUDA device a call holds (cuda_device.cu), else NULL.  */
   void                 *cuda;

@@ -34,14 +34,10 @@ bm3d_status bm3d_photo_gain   (const bm3d_image *in, bm3d_job *job);
 bm3d_status bm3d_photo_sigma  (const bm3d_image *in, bm3d_job *job,
                                float *sigma);
 /* The profile of `in` (at least 32x32) for a job of its parameters;
- * `share` is the part of the call's progress it takes.  When `stab` is
- * not NULL and the profile has a level function, *stab is the
- * stabilised image the estimate measured, the one camera mode filters
- * (bm3d_stabilised ()), handed over rather than made again; else
- * NULL.  */
+ * `share` is the part of the call's progress it takes.  */
 bm3d_status bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
                                        bm3d_noise_profile *profile,
-                                       double share, bm3d_image **stab);
+                                       double share);
 /* BM3D's per-coefficient variances (job->var_hard, var_wiener) and
  * sigma[] from the job's noise profile, its strengths and photo gain
  * applied, with `chroma_scale` (the expert option, 0 for none).  */
@@ -78,8 +74,7 @@ int  bm3d_solve3           (double m[3][3], const double *r, double *x);
 int  bm3d_nlf_estimate     (const bm3d_image *in, int threads,
                             float nlf[BM3D_NOISE_PLANES][BM3D_NLF_BINS]);
 int  bm3d_nlf_present      (const bm3d_noise_profile *profile);
-bm3d_image *bm3d_stabilised (const bm3d_image *in,
-                             const bm3d_noise_profile *profile,
+bm3d_image *bm3d_stabilised (const bm3d_image *in, const bm3d_vst_table *fwd,
                              bm3d_job *job);
 void bm3d_stabilised_free  (bm3d_image *img, bm3d_job *job);
 

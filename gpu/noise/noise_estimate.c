@@ -167,8 +167,9 @@ plan_regions (int width, int height, est_region *regions)
  * and the greatest channel value of each pixel.  Alpha is not read.
  * Returns how many channel values are exactly at a clipping level.  */
 static size_t
-extract_luminance (const bm3d_image *in, const est_region *r, int y,
-                   float *luma, float *darkest, float *brightest)
+extract_luminance (const bm3d_image *in, const bm3d_vst_table *through,
+                   const est_region *r, int y, float *luma, float *darkest,
+                   float *brightest)
 {
   const float *row = in->data + (size_t) (r->y0 + y) * in->stride
                      + (size_t) r->x0 * in->channels;
@@ -177,21 +178,24 @@ extract_luminance (const bm3d_image *in, const est_region *r, int y,
 
   for (int x = 0; x < r->width; x++, row += in->channels)
     {
-      float lo, hi;
+      float v[3], lo, hi;
 
       for (int c = 0; c < (colour ? 3 : 1); c++)
-        clipped += row[c] == EST_CLIP_LOW || row[c] == EST_CLIP_HIGH;
+        {
+          v[c] = through ? bm3d_vst_lookup (through[c], row[c]) : row[c];
+          clipped += v[c] == EST_CLIP_LOW || v[c] == EST_CLIP_HIGH;
+        }
       if (!colour)
         {
-          luma[x] = row[0];
+          luma[x] = v[0];
           continue;
         }
-      luma[x] = bm3d_colour_fwd[0][0] * row[0] + bm3d_colour_fwd[0][1] * row[1]
-                + bm3d_colour_fwd[0][2] * row[2];
-      lo = row[0] < row[1] ? row[0] : row[1];
-      hi = row[0] < row[1] ? row[1] : row[0];
-      darkest[x] = lo < row[2] ? lo : row[2];
-      brightest[x] = hi > row[2] ? hi : row[2];
+      luma[x] = bm3d_colour_fwd[0][0] * v[0] + bm3d_colour_fwd[0][1] * v[1]
+                + bm3d_colour_fwd[0][2] * v[2];
+      lo = v[0] < v[1] ? v[0] : v[1];
+      hi = v[0] < v[1] ? v[1] : v[0];
+      darkest[x] = lo < v[2] ? lo : v[2];
+      brightest[x] = hi > v[2] ? hi : v[2];
     }
   return clipped;
 }
@@ -636,7 +640,8 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma)
         {
           size_t o = regions[r].luma_offset + (size_t) y * regions[r].width;
 
-          clipped[r] += extract_luminance (in, &regions[r], y, luma + o,
+          clipped[r] += extract_luminance (in, job->read_through, &regions[r],
+                                           y, luma + o,
                                            colour ? darkest + o : NULL,
                                            colour ? brightest + o : NULL);
         }

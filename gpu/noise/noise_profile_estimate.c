@@ -91,6 +91,7 @@ typedef struct
   unsigned char *measured;
   int      threads;
   unsigned char *selected;  /* [plane][block]: in the band now          */
+  const bm3d_vst_table *through;  /* job->read_through                  */
 } pe_state;
 
 /* ---- plan_blocks ----------------------------------------------------- */
@@ -215,21 +216,28 @@ read_block (const bm3d_image *in, const pe_state *st, int b, float *res,
       for (int x = 0; x < PE_BLOCK; x++, row += in->channels)
         {
           int o = y * PE_BLOCK + x;
+          float v[3];
 
+          /* Through the stabilising transform, when there is one, as
+           * its copy of the image would hold them (which keeps 0 and
+           * 255).  */
+          for (int c = 0; c < st->channels; c++)
+            v[c] = st->through ? bm3d_vst_lookup (st->through[c], row[c])
+                               : row[c];
           /* Float noise never lands on the ends exactly; clipped
            * noise piles up there.  */
           clip[o] = 0;
           for (int c = 0; c < st->channels; c++)
-            clip[o] |= row[c] == PE_CLIP_LOW || row[c] == PE_CLIP_HIGH;
+            clip[o] |= v[c] == PE_CLIP_LOW || v[c] == PE_CLIP_HIGH;
           clipped += clip[o];
           if (!colour)
-            res[o] = row[0];
+            res[o] = v[0];
           else
             for (int c = 0; c < 3; c++)
               res[c * PE_BLOCK_AREA + o]
-                = bm3d_colour_fwd[c][0] * row[0]
-                  + bm3d_colour_fwd[c][1] * row[1]
-                  + bm3d_colour_fwd[c][2] * row[2];
+                = bm3d_colour_fwd[c][0] * v[0]
+                  + bm3d_colour_fwd[c][1] * v[1]
+                  + bm3d_colour_fwd[c][2] * v[2];
         }
     }
   return clipped;
@@ -540,6 +548,7 @@ bm3d_estimate_profile_cpu (const bm3d_image *in, bm3d_job *job,
   st.selected = part[5];
   st.measured = part[6];
   st.threads = job->threads;
+  st.through = job->read_through;
   memset (st.selected, 0, bytes[5]);
   memset (st.measured, 0, bytes[6]);
   plan_blocks (in->width, in->height, st.x0, st.y0);

@@ -502,6 +502,13 @@ vst_inverse (const float *fwd, double sigma, int clipped, float *inv)
     }
 }
 
+void
+bm3d_vst_forward (const bm3d_noise_profile *profile, bm3d_vst_table *fwd)
+{
+  for (int c = 0; c < profile->channels; c++)
+    vst_forward (profile->nlf[c], fwd[c]);
+}
+
 /* The tables of `profile`'s level function; `sigma` the noise deviation
  * the filter assumes in the stabilised domain (RGB terms).  */
 void
@@ -520,7 +527,7 @@ bm3d_vst_init (bm3d_vst *vst, const bm3d_noise_profile *profile,
  * when in == out.  */
 void
 bm3d_vst_apply (const bm3d_image *in, bm3d_image *out,
-                const float (*table)[BM3D_VST_STEPS + 1], int threads)
+                const bm3d_vst_table *table, int threads)
 {
   int colour = in->channels - (in->has_alpha ? 1 : 0);
 
@@ -543,17 +550,16 @@ bm3d_vst_apply (const bm3d_image *in, bm3d_image *out,
   (void) threads;
 }
 
-/* A copy of `in` with its colour values through the level function's
- * forward transform (bm3d_noise_profile's nlf), the variance-stabilised
- * image camera mode filters; NULL when out of memory (with a message).
- * Free with bm3d_stabilised_free.  */
+/* A copy of `in` with its colour values through the forward tables
+ * `fwd`, the variance-stabilised image the CPU filters in camera mode;
+ * NULL when out of memory (with a message).  Free with
+ * bm3d_stabilised_free.  */
 bm3d_image *
-bm3d_stabilised (const bm3d_image *in, const bm3d_noise_profile *profile,
+bm3d_stabilised (const bm3d_image *in, const bm3d_vst_table *fwd,
                  bm3d_job *job)
 {
   size_t values = (size_t) in->width * in->height * in->channels;
   bm3d_image *out = malloc (sizeof *out);
-  float fwd[BM3D_NOISE_PLANES][BM3D_VST_STEPS + 1];
 
   if (out)
     {
@@ -567,12 +573,7 @@ bm3d_stabilised (const bm3d_image *in, const bm3d_noise_profile *profile,
       bm3d_job_message (job, "out of memory for the stabilised image");
       return NULL;
     }
-  /* The forward tables alone: the inverse is unstabilise ()'s, for the
-   * filter's noise.  */
-  for (int c = 0; c < profile->channels; c++)
-    vst_forward (profile->nlf[c], fwd[c]);
-  bm3d_vst_apply (in, out, (const float (*)[BM3D_VST_STEPS + 1]) fwd,
-                  job->threads);
+  bm3d_vst_apply (in, out, fwd, job->threads);
   return out;
 }
 

@@ -11,9 +11,12 @@
  * A table holds a monotone map of 0..255 at BM3D_VST_STEPS + 1 even
  * steps; values between steps are interpolated linearly, values outside
  * 0..255 (float images) continue the end steps' slopes.  The engine
- * applies the tables on the host around the filter, before the
- * backends are chosen, so every backend filters the same stabilised
- * image; the lookup is plain arithmetic a device could share.  */
+ * hands the tables to the backends (bm3d_job's vst): the CPU filters a
+ * stabilised copy of the input and maps its result back, the CUDA
+ * backend maps each tile on the device (cuda_device.cu, with this
+ * lookup's rounding), so both filter the same stabilised values.  The
+ * estimators read the input through the forward tables
+ * (job->read_through) rather than from a copy.  */
 #ifndef BM3D_NOISE_VST_H
 #define BM3D_NOISE_VST_H
 
@@ -27,7 +30,10 @@
 
 #define BM3D_VST_STEPS 1024
 
-typedef struct
+/* A row of tables, one a colour channel.  */
+typedef float bm3d_vst_table[BM3D_VST_STEPS + 1];
+
+typedef struct bm3d_vst
 {
   int   channels;
   /* Forward: f (x) at x = i * 255 / BM3D_VST_STEPS, f (0) = 0,
@@ -55,9 +61,12 @@ bm3d_vst_lookup (const float *t, float x)
   return t[i] + (t[i + 1] - t[i]) * (p - (float) i);
 }
 
+/* `profile`'s forward tables alone (what the estimators read through).  */
+void bm3d_vst_forward (const bm3d_noise_profile *profile,
+                       bm3d_vst_table *fwd);
 void bm3d_vst_init  (bm3d_vst *vst, const bm3d_noise_profile *profile,
                      float sigma, int clipped);
 void bm3d_vst_apply (const bm3d_image *in, bm3d_image *out,
-                     const float (*table)[BM3D_VST_STEPS + 1], int threads);
+                     const bm3d_vst_table *table, int threads);
 
 #endif

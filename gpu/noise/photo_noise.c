@@ -218,18 +218,19 @@ unmeasured_profile (const bm3d_image *in, bm3d_job *job,
   return status;
 }
 
-/* The profile measured on `measured` (`in`, or its stabilised copy) is
- * checked against the finest scale of that image (reads_texture ()):
- * noise keeps that reading (has_fine, sigma_fine: the gain takes it, in
- * this call and in those the profile is given to); texture gives way to
- * white noise of the finest scale's reading of `in` (the report then
- * says it as it says unmeasured noise).  */
+/* The profile measured on `in` (through job->read_through, when it
+ * has a level function) is checked against the finest scale read the
+ * same way (reads_texture ()): noise keeps that reading (has_fine,
+ * sigma_fine: the gain takes it, in this call and in those the profile
+ * is given to); texture gives way to white noise of the finest scale's
+ * reading of `in` as it is (the report then says it as it says
+ * unmeasured noise).  */
 static bm3d_status
-check_texture (const bm3d_image *in, const bm3d_image *measured,
-               bm3d_job *job, bm3d_noise_profile *profile)
+check_texture (const bm3d_image *in, bm3d_job *job,
+               bm3d_noise_profile *profile)
 {
   float fine;
-  bm3d_status status = fine_sigma (measured, job, &fine);
+  bm3d_status status = fine_sigma (in, job, &fine);
 
   if (status != BM3D_OK)
     return status;
@@ -239,25 +240,29 @@ check_texture (const bm3d_image *in, const bm3d_image *measured,
       profile->sigma_fine = fine;
       return BM3D_OK;
     }
-  if (measured != in && (status = fine_sigma (in, job, &fine)) != BM3D_OK)
-    return status;
+  if (job->read_through)
+    {
+      job->read_through = NULL;
+      if ((status = fine_sigma (in, job, &fine)) != BM3D_OK)
+        return status;
+    }
   white_profile (job, profile, fine, "its flattest parts hold texture, "
                  "not noise");
   return BM3D_OK;
 }
 
 /* The profile of `in`, as bm3d_estimate_noise_profile () gives it: its
- * level function, then the profile of the stabilised image; `share` is
- * the part of the call's progress it takes.  */
+ * level function, then the profile of the stabilised image, read
+ * through the level function's forward tables (job->read_through, no
+ * copy of the image); `share` is the part of the call's progress it
+ * takes.  */
 bm3d_status
 bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
-                  bm3d_noise_profile *profile, double share,
-                  bm3d_image **stab_out)
+                           bm3d_noise_profile *profile, double share)
 {
   int colour = in->channels - (in->has_alpha ? 1 : 0);
-  float nlf[BM3D_NOISE_PLANES][BM3D_NLF_BINS];
+  bm3d_vst_table fwd[BM3D_NOISE_PLANES];
   bm3d_noise_profile shape;
-  bm3d_image *stab = NULL;
   bm3d_status status;
 
   if (in->width < 32 || in->height < 32)
@@ -274,31 +279,25 @@ bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
   job->report->noise_unmeasured = 0;
   memset (&shape, 0, sizeof shape);
   shape.channels = colour;
-  if (bm3d_nlf_estimate (in, job->threads, nlf) > 0)
+  job->read_through = NULL;
+  if (bm3d_nlf_estimate (in, job->threads, shape.nlf) > 0)
     {
-      memcpy (shape.nlf, nlf, sizeof nlf);
-      if (!(stab = bm3d_stabilised (in, &shape, job)))
-        return BM3D_ERR_OUT_OF_MEMORY;
+      bm3d_vst_forward (&shape, fwd);
+      job->read_through = fwd;
     }
-  if (stab_out)
-    *stab_out = NULL;
-  status = bm3d_estimate_profile_cpu (stab ? stab : in, job, profile);
+  status = bm3d_estimate_profile_cpu (in, job, profile);
   if (status == BM3D_OK && job->report->noise_unmeasured)
-    status = unmeasured_profile (in, job, profile);
-  else if (status == BM3D_OK)
-    status = check_texture (in, stab ? stab : in, job, profile);
-  if (status == BM3D_OK && ! job->report->noise_unmeasured && stab)
     {
-      memcpy (profile->nlf, nlf, sizeof nlf);
-      /* The filter's input is this very image: the same level function
-       * gives the same forward transform.  */
-      if (stab_out)
-        {
-          *stab_out = stab;
-          stab = NULL;
-        }
+      job->read_through = NULL;
+      status = unmeasured_profile (in, job, profile);
     }
-  bm3d_stabilised_free (stab, job);
+  else if (status == BM3D_OK)
+    status = check_texture (in, job, profile);
+  /* The profile keeps the level function its copy was measured
+   * through: the filter's forward transform is the same.  */
+  if (status == BM3D_OK && job->read_through)
+    memcpy (profile->nlf, shape.nlf, sizeof shape.nlf);
+  job->read_through = NULL;
   job->tile_base = share;
   job->tile_share = 1.0 - share;
   return status;
