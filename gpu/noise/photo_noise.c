@@ -20,6 +20,7 @@
 #include "bm3d/bm3d_tables.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -218,22 +219,83 @@ unmeasured_profile (const bm3d_image *in, bm3d_job *job,
   return status;
 }
 
-/* The profile measured on `in` (through job->read_through, when it
- * has a level function) is checked against the finest scale read the
- * same way (reads_texture ()): noise keeps that reading (has_fine,
- * sigma_fine: the gain takes it, in this call and in those the profile
- * is given to); texture gives way to white noise of the finest scale's
- * reading of `in` as it is (the report then says it as it says
- * unmeasured noise).  */
+/* The finest scale's reading of `in` (fine_sigma ()) on a thread of
+ * its own, beside the profile's estimate, which reads the same image
+ * independently: a few milliseconds of a camera call's set-up that
+ * then hide behind the estimate's.  Its job has no progress (ticks come
+ * from the calling thread alone) and a report of its own.  */
+typedef struct
+{
+  const bm3d_image *in;
+  bm3d_job          job;
+  bm3d_report       report;
+  float             fine;
+  bm3d_status       status;
+  pthread_t         thread;
+  int               started;
+} fine_reading;
+
+static int
+no_progress (bm3d_job *job, double fraction)
+{
+  (void) job;
+  (void) fraction;
+  return 0;
+}
+
+static void *
+fine_reading_run (void *arg)
+{
+  fine_reading *r = arg;
+
+  r->status = fine_sigma (r->in, &r->job, &r->fine);
+  return NULL;
+}
+
+static void
+fine_reading_start (fine_reading *r, const bm3d_image *in,
+                    const bm3d_job *job)
+{
+  r->in = in;
+  r->job = *job;
+  memset (&r->report, 0, sizeof r->report);
+  r->job.report = &r->report;
+  r->job.tick = no_progress;
+  r->job.host_bytes_now = 0;
+  r->started = pthread_create (&r->thread, NULL, fine_reading_run, r) == 0;
+}
+
+/* The reading, when the thread is done (or made here, had it not
+ * started); its memory counts in the call's peak beside the
+ * estimate's.  */
 static bm3d_status
-check_texture (const bm3d_image *in, bm3d_job *job,
+fine_reading_finish (fine_reading *r, bm3d_job *job, float *fine)
+{
+  if (r->started)
+    pthread_join (r->thread, NULL);
+  else
+    fine_reading_run (r);
+  job->report->peak_host_bytes += r->report.peak_host_bytes;
+  if (r->status != BM3D_OK)
+    memcpy (job->report->message, r->report.message,
+            sizeof job->report->message);
+  *fine = r->fine;
+  return r->status;
+}
+
+/* The profile measured on `in` (through job->read_through, when it
+ * has a level function) is checked against `fine`, the finest scale's
+ * reading made the same way (reads_texture ()): noise keeps that
+ * reading (has_fine, sigma_fine: the gain takes it, in this call and in
+ * those the profile is given to); texture gives way to white noise of
+ * the finest scale's reading of `in` as it is (the report then says it
+ * as it says unmeasured noise).  */
+static bm3d_status
+check_texture (const bm3d_image *in, float fine, bm3d_job *job,
                bm3d_noise_profile *profile)
 {
-  float fine;
-  bm3d_status status = fine_sigma (in, job, &fine);
+  bm3d_status status;
 
-  if (status != BM3D_OK)
-    return status;
   if (! reads_texture (profile, fine))
     {
       profile->has_fine = 1;
@@ -263,7 +325,9 @@ bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
   int colour = in->channels - (in->has_alpha ? 1 : 0);
   bm3d_vst_table fwd[BM3D_NOISE_PLANES];
   bm3d_noise_profile shape;
-  bm3d_status status;
+  fine_reading reading;
+  float fine;
+  bm3d_status status, fine_status;
 
   if (in->width < 32 || in->height < 32)
     {
@@ -285,14 +349,16 @@ bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
       bm3d_vst_forward (&shape, fwd);
       job->read_through = fwd;
     }
+  fine_reading_start (&reading, in, job);
   status = bm3d_estimate_profile_cpu (in, job, profile);
+  fine_status = fine_reading_finish (&reading, job, &fine);
   if (status == BM3D_OK && job->report->noise_unmeasured)
     {
       job->read_through = NULL;
       status = unmeasured_profile (in, job, profile);
     }
-  else if (status == BM3D_OK)
-    status = check_texture (in, job, profile);
+  else if (status == BM3D_OK && (status = fine_status) == BM3D_OK)
+    status = check_texture (in, fine, job, profile);
   /* The profile keeps the level function its copy was measured
    * through: the filter's forward transform is the same.  */
   if (status == BM3D_OK && job->read_through)
