@@ -44,7 +44,7 @@ noinst_PROGRAMS += bench/bm3d-transfer-bench
 bench_bm3d_transfer_bench_SOURCES = bench/transfer-bench.cu
 bench_bm3d_transfer_bench_LDADD = $(CUDA_LIBS) -lm
 endif
-EXTRA_DIST += bench/autocov-bench.cu bench/transfer-bench.cu
+EXTRA_DIST += bench/autocov-bench.cu bench/transfer-bench.cu bench/ncu-kernels.sh
 EXTRA_DIST += bench/quality.sh bench/bm3d_reference.py \
 	bench/nlm-quality.sh bench/nlm_compare.py \
 	bench/isoline-quality.sh bench/isoline-speed.sh
