@@ -15,15 +15,16 @@
 #   bench/ncu-kernels.sh BUILD [CHANNELS] [MEGAPIXELS]
 #
 # BUILD is a CUDA build folder (or a packed one, bench/pack-build.sh);
-# CHANNELS 3 (default) or 1; MEGAPIXELS 12 (default).  One `ncu` run
-# a kernel, on its first launch in `bm3d-bench` (one call, no warm-up:
-# the first launch is the first tile's); prints a Markdown table.  The
-# times are under the profiler (clocks locked to base), so compare
-# them with each other, and take the benchmark's own for wall time.
+# CHANNELS 3 (default) or 1; MEGAPIXELS 2 (default: 1632x1224, one
+# tile, as docs/cuda-experiments.md's earlier table).  One `ncu` run a
+# kernel, on its first launch in `bm3d-bench` (one call, no warm-up);
+# prints a Markdown table.  The times are under the profiler (clocks
+# locked to base), so compare them with each other, and take the
+# benchmark's own for wall time.  NCU_KEEP=DIR keeps ncu's CSV files.
 set -eu
 build=${1:?usage: bench/ncu-kernels.sh BUILD [CHANNELS] [MEGAPIXELS]}
 channels=${2:-3}
-mp=${3:-12}
+mp=${3:-2}
 ncu=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -55,21 +56,24 @@ for k in patch_norms block_match_rows collaborative_filter_hard \
   # profiled kernel.  Columns picked by name.
   awk -F'","' -v k="$k" -v m="$metrics" '
     { gsub(/^"|"$/, "") }
+    # Numbers may carry thousands separators.
+    function num(x) { gsub(/,/, "", x); return x + 0 }
     !head && $1 == "ID" { for (i = 1; i <= NF; i++) col[$i] = i; head = 1; next }
     head && !units { units = 1; for (i = 1; i <= NF; i++) unit[i] = $i; next }
     head && units && !done {
       n = split(m, name, ",")
-      for (j = 1; j <= n; j++) v[j] = $(col[name[j]]) + 0
+      for (j = 1; j <= n; j++) v[j] = num($(col[name[j]]))
       # Time to ms, bandwidths to GB/s from whatever unit ncu chose.
       t = v[1]; u = unit[col[name[1]]]
-      t = u == "nsecond" ? t / 1e6 : u == "usecond" ? t / 1e3 : u == "msecond" ? t : t
+      t = u ~ /^ns/ ? t / 1e6 : u ~ /^(us|usecond)/ ? t / 1e3 : u ~ /^(ms|msecond)/ ? t : u ~ /^(s|second)$/ ? t * 1e3 : t
       for (j = 2; j <= 4; j += 2) {
         u = unit[col[name[j]]]; s = v[j]
-        s = u ~ /^Tbyte/ ? s * 1000 : u ~ /^Gbyte/ ? s : u ~ /^Mbyte/ ? s / 1000 : u ~ /^Kbyte/ ? s / 1e6 : s / 1e9
+        s = u ~ /^T/ ? s * 1000 : u ~ /^G/ ? s : u ~ /^M/ ? s / 1000 : u ~ /^K/ ? s / 1e6 : s / 1e9
         v[j] = s
       }
       printf "| %s | %.3f | %.0f | %.1f | %.0f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %d |\n",
         k, t, v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]
       done = 1
     }' "$tmp/$k.csv"
+  [ -z "${NCU_KEEP:-}" ] || cp "$tmp/$k.csv" "$NCU_KEEP/ncu-$k-$channels.csv"
 done
