@@ -15,7 +15,7 @@
  *              [--backends cpu,cuda] [--sigma S] [--mode bm3d|bm3d-fast]
  *              [--threads N] [--repeat N] [--seed N] [--image FILE]
  *              [--noise white,camera] [--pixels float|u8|u16] [--no-warmup]
- *              [--out-scratch]
+ *              [--out-scratch] [--brightness-noise A,B]
  *   bm3d-bench --diff IMAGE1 IMAGE2     PSNR and largest difference
  *   bm3d-bench --synth W H CHANNELS OUT write a clean synthetic image
  *
@@ -32,7 +32,11 @@
  * in its time; PSNR_in and PSNR_out are of those pixels.  --out-scratch
  * tells the engine the result's buffer is scratch, as bm3d-denoise does
  * (params.out_scratch: on CUDA, results of several tiles then come back
- * tile by tile).  */
+ * tile by tile).  --brightness-noise A,B gives the images the noise a
+ * camera's sensor leaves instead of white noise: of deviation A + B x at
+ * clean value x, rounded and clipped to 8 bits, so that camera mode
+ * measures a level function and filters through its stabilising
+ * transform; white mode still filters at --sigma.  */
 #include "config.h"
 
 #include <math.h>
@@ -64,6 +68,7 @@ typedef struct
   int           repeat;
   int           warmup;
   uint64_t      seed;
+  double        bright_a, bright_b; /* --brightness-noise; 0, 0: none   */
   const char   *image;
   bm3d_pixel_type pixels;       /* --pixels                         */
   int           out_scratch;    /* --out-scratch                    */
@@ -71,6 +76,28 @@ typedef struct
 } options;
 
 static const char *const pixel_names[] = { "float", "u8", "u16" };
+
+/* --brightness-noise: Gaussian noise of deviation a + b x at each clean
+ * value x (the generator of --sigma's noise, at deviation 1), then
+ * rounded and clipped to 0..255 as a camera's file holds it.  */
+static int
+add_brightness_noise (float *v, size_t n, const options *opt)
+{
+  float *unit = calloc (n, sizeof *unit);
+
+  if (!unit)
+    return -1;
+  add_gaussian_noise (unit, n, 1.0, opt->seed);
+  for (size_t i = 0; i < n; i++)
+    {
+      float x = roundf (v[i] + (float) (opt->bright_a + opt->bright_b * v[i])
+                               * unit[i]);
+
+      v[i] = x < 0.0f ? 0.0f : x > 255.0f ? 255.0f : x;
+    }
+  free (unit);
+  return 0;
+}
 
 /* ---- images ----------------------------------------------------------- */
 
@@ -488,6 +515,9 @@ run_bench (const options *opt)
           opt->image ? opt->image : "synthetic images",
           pixel_names[opt->pixels],
           opt->out_scratch ? ", output scratch" : "", opt->repeat);
+  if (opt->bright_a > 0.0 || opt->bright_b > 0.0)
+    printf ("# noise: deviation %g + %g x, rounded and clipped to 8 bits\n",
+            opt->bright_a, opt->bright_b);
   printf ("%-6s %11s %2s %-5s %-6s %10s %10s %8s %10s %9s %9s %8s %8s %8s\n",
           "MP", "size", "ch", "back", "noise", "phase1", "phase2", "estim",
           "engine", "dev_MiB", "host_MiB", "PSNR_in", "PSNR_out", "xfer");
@@ -515,7 +545,17 @@ run_bench (const options *opt)
         else
           synth_image (clean, w, h, ch);
         memcpy (noisy, clean, n * sizeof (float));
-        add_gaussian_noise (noisy, n, opt->sigma, opt->seed);
+        if ((opt->bright_a > 0.0 || opt->bright_b > 0.0)
+            && add_brightness_noise (noisy, n, opt) < 0)
+          {
+            fprintf (stderr, "bm3d-bench: out of memory for the noise\n");
+            free (clean);
+            free (noisy);
+            failures++;
+            continue;
+          }
+        else if (opt->bright_a == 0.0 && opt->bright_b == 0.0)
+          add_gaussian_noise (noisy, n, opt->sigma, opt->seed);
         for (int b = 0; b < opt->n_backends; b++)
           {
             char why[200];
@@ -569,7 +609,7 @@ usage (void)
            "[--threads N] [--repeat N]\n"
            "                  [--seed N] [--image FILE] [--noise white,camera]\n"
            "                  [--pixels float|u8|u16] [--no-warmup] "
-           "[--out-scratch]\n"
+           "[--out-scratch] [--brightness-noise A,B]\n"
            "       bm3d-bench --diff IMAGE1 IMAGE2\n"
            "       bm3d-bench --synth W H CHANNELS OUT\n");
 }
@@ -740,6 +780,16 @@ main (int argc, char **argv)
         opt.seed = strtoull (v, NULL, 10);
       else if (strcmp (a, "--image") == 0)
         opt.image = v;
+      else if (strcmp (a, "--brightness-noise") == 0)
+        {
+          if (sscanf (v, "%lf,%lf", &opt.bright_a, &opt.bright_b) != 2
+              || opt.bright_a < 0.0 || opt.bright_b < 0.0)
+            {
+              fprintf (stderr, "bm3d-bench: --brightness-noise wants A,B, "
+                       "both at least 0 (got %s)\n", v);
+              return 2;
+            }
+        }
       else
         {
           usage ();
