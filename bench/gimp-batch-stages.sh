@@ -22,7 +22,9 @@
 # denoise is isoline (CPU), fast and deterministic, so that every level
 # compresses the same pixels.  Median over the photos of each case.  On a
 # busy machine the wall seconds swell; the CPU seconds of the whole batch
-# (GIMP and every plug-in) a photo are steadier.
+# (GIMP and every plug-in) a photo are steadier, and a reference piece
+# of work timed before and after the batches says how loaded and how
+# fast the machine was.
 #
 #   bench/gimp-batch-stages.sh [--count N] [--size WxH] [--levels "default 9"]
 #                              [--gimp3] [--keep DIR] BUILD_DIR
@@ -135,7 +137,9 @@ gimp_level9 ()
   for f in "$work/out-$1"/*.png; do
     local to=$work/out-gimp-9/$(basename "$f")
     if [ "$gimp3" = 1 ]; then
-      expr="$expr (let ((image (gimp-file-load RUN-NONINTERACTIVE \"$f\")))
+      # GIMP 3's Script-Fu returns a procedure's values as a list, as
+      # 2.10's does: the image is its car.
+      expr="$expr (let ((image (car (gimp-file-load RUN-NONINTERACTIVE \"$f\"))))
         (file-png-export #:run-mode RUN-NONINTERACTIVE #:image image
                          #:file \"$to\" #:compression 9)
         (gimp-image-delete image))"
@@ -171,10 +175,28 @@ size_ratio ()
   done | median_of 1 | awk '{ printf "%.3f", $1 }'
 }
 
+# reference: a fixed piece of work, the command converting the first PNG
+# photo to PPM (one thread decoding, then the write), timed before and after
+# the batches: "wall / CPU" above 1 is the share of the time the
+# machine's load took from it, the CPU seconds against another
+# invocation's say how fast the cores were.
+reference ()
+{
+  local wall user sys
+  TIMEFORMAT="%R %U %S"
+  { time "$build/cli/bm3d-denoise" --convert "$work/in/photo-00.png" \
+      "$work/reference.ppm" > /dev/null 2>&1; } 2> "$work/reference.time" \
+    || { echo "reference: the command failed" >&2; exit 1; }
+  read -r wall user sys < "$work/reference.time"
+  awk -v w="$wall" -v u="$user" -v s="$sys" \
+    'BEGIN { printf "reference (one photo decoded, one thread): %.2f s wall, %.2f s CPU, wall / CPU %.2f", w, u + s, w / (u + s) }'
+}
+
 echo "== machine: $(nproc) cores, $(uname -m), $("$gimp_console" --version | head -1)"
 echo "== $count photos of $size RGB 8-bit (bm3d-batch-photos, sigma 20), PNG and JPEG (quality 95)"
 echo "== batch: script-fu-bm3d-denoise-batch, isoline, sigma 20, backend auto"
 echo "== load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== $(reference)"
 cases=
 for level in $levels; do
   batch "png-$level" '*.png' "$level"
@@ -183,6 +205,7 @@ done
 batch jpeg '*.jpg'
 cases="$cases jpeg"
 echo "== load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== $(reference)"
 first=$(echo $cases | cut -d' ' -f1)
 case $first in png-*) gimp_level9 "$first" ;; esac
 echo

@@ -8,9 +8,11 @@
  * (at your option) any later version.
  *
  * Written fast by default (--png-level 1): the Average filter on every
- * row and zlib's run-length strategy, which BENCHMARKS.md ("Files and
- * batches") measured on a denoised 12 MP photo as 12 times faster than
- * libpng's defaults (level 6, adaptive filters) and 6 % smaller.  Levels
+ * row, then zlib's Huffman coding alone, or its run-length strategy
+ * where a slice has many runs, deflated in slices on every core;
+ * BENCHMARKS.md ("Files and batches", "Saving the batch's results")
+ * measured it on denoised 12 MP photos as many times faster than
+ * libpng's defaults (level 6, adaptive filters) and smaller.  Levels
  * 2..9 are zlib's levels with libpng's adaptive filters; 0 stores.  The
  * ICC profile (iCCP) and the EXIF block (eXIf) are kept; the XMP packet,
  * the comment and the resolution are written when the image has them.  */
@@ -284,13 +286,31 @@ read_png (const char *path, FILE *fp, Image *img, int native, char *error,
  * of which is the last), and the slices joined in order make one valid
  * stream, closed by the last slice's final block and the Adler-32 of
  * all the data (combined from the slices').  A slice cannot match bytes
- * of the one before: with level 1's run-length matches that costs a few
- * bytes a slice.  The slices depend on the image alone, so the file is
- * the same for any number of threads.  */
+ * of the one before, which costs nothing with the Huffman coding level
+ * 1 mostly uses and a few bytes a slice with run-length matches.  The
+ * slices and their coding depend on the image alone, so the file is the
+ * same for any number of threads.
+ *
+ * Level 1 filters every row with Average and codes each slice with
+ * zlib's Huffman coding alone (Z_HUFFMAN_ONLY), unless the slice has
+ * many runs, where run-length matches (Z_RLE) take over.  On a photo
+ * the Average residuals are small noise with few runs: Huffman alone
+ * codes them a third faster than Z_RLE and 1-2 % smaller (BENCHMARKS.md,
+ * *Saving the batch's results*); with more runs (clean photos, flat
+ * areas, screenshots) Z_RLE is up to 30 % smaller.  */
 
 #define PNG_SLICE_BYTES    ((size_t) 2 << 20)
 #define PNG_SLICE_MIN_ROWS 8
 #define PNG_MAX_THREADS    64
+
+/* Z_RLE for a slice of which more than 1 / PNG_RUNS_SHARE of the
+ * 4-byte groups are one byte repeated.  Measured on Average residuals:
+ * 3 % of the groups of the batch benchmark's denoised 12 MP photo
+ * (Huffman alone 1.5 % smaller), under 1 % of noisy photos (equal),
+ * 4 % of tests/data/chelsea.png (Z_RLE 1.4 % smaller), 11-30 % of clean
+ * or denoised 512 x 512 photos (Z_RLE 1-6 % smaller), two thirds of a
+ * dialog's screenshot (Z_RLE 30 % smaller).  */
+#define PNG_RUNS_SHARE     16
 
 typedef struct
 {
@@ -309,6 +329,7 @@ typedef struct png_slices
   int                      depth;
   size_t                   row_bytes;  /* without the filter byte        */
   int                      bpp;        /* bytes a pixel, for the filter  */
+  int                      slice_rows; /* the most rows of a slice       */
   PngSlice                *slices;
   int                      n_slices;
   atomic_int               next;
@@ -341,36 +362,96 @@ png_row_bytes (const Image *img, int depth, int y, unsigned char *dst)
 }
 
 /* Filter type 3 (Average) of `row` over `above` (zeros for the first
- * row) into `out`, after its filter byte.  */
+ * row) into `out`, after its filter byte.  The second loop's bytes do
+ * not depend on each other: the compiler vectorizes it.  */
 static void
-png_filter_average (const unsigned char *row, const unsigned char *above,
-                    size_t n, int bpp, unsigned char *out)
+png_filter_average (const unsigned char *restrict row,
+                    const unsigned char *restrict above,
+                    size_t n, int bpp, unsigned char *restrict out)
 {
   out[0] = 3;
   for (size_t i = 0; i < (size_t) bpp && i < n; i++)
     out[1 + i] = (unsigned char) (row[i] - (above[i] >> 1));
   for (size_t i = bpp; i < n; i++)
-    out[1 + i] = (unsigned char) (row[i] - ((row[i - bpp] + above[i]) >> 1));
+    out[1 + i] = (unsigned char) (row[i]
+                                  - ((unsigned) (row[i - bpp] + above[i])
+                                     >> 1));
+}
+
+/* Whether `data` has runs enough for Z_RLE (PNG_RUNS_SHARE).  */
+static int
+png_has_runs (const unsigned char *data, size_t len)
+{
+  size_t groups = len / 4, runs = 0;
+
+  for (size_t i = 0; i < groups; i++)
+    {
+      uint32_t word;
+
+      memcpy (&word, data + 4 * i, 4);
+      runs += word == (word & 0xff) * 0x01010101u;
+    }
+  return runs * PNG_RUNS_SHARE > groups;
+}
+
+/* Filters the slice's rows into `filtered` (their filter bytes
+ * included), using `buffers` (two rows) for converted ones.  */
+static void
+png_slice_filter (PngSlices *ps, const PngSlice *slice,
+                  unsigned char *buffers, unsigned char *filtered)
+{
+  size_t n = ps->row_bytes;
+  int level = ps->options->png_level;
+  const unsigned char *above = NULL, *row;
+  int next = 0;
+
+  if (level == 1)
+    {
+      if (slice->first > 0)
+        above = png_row_bytes (ps->img, ps->depth, slice->first - 1,
+                               buffers);
+      else
+        above = memset (buffers, 0, n);
+      next = 1;
+    }
+  for (int y = slice->first; y < slice->first + slice->rows; y++)
+    {
+      unsigned char *out = filtered + (size_t) (y - slice->first) * (n + 1);
+
+      row = png_row_bytes (ps->img, ps->depth, y, buffers + next * n);
+      if (level == 1)
+        {
+          png_filter_average (row, above, n, ps->bpp, out);
+          above = row;
+          next ^= 1;
+        }
+      else
+        {
+          out[0] = 0;
+          memcpy (out + 1, row, n);
+        }
+    }
 }
 
 static int
-png_slice_deflate (PngSlices *ps, PngSlice *slice, unsigned char *rows)
+png_slice_deflate (PngSlices *ps, PngSlice *slice, unsigned char *buffers,
+                   unsigned char *filtered)
 {
   int level = ps->options->png_level;
-  size_t n = ps->row_bytes;
-  /* `above` and `row` are an integer image's own rows, or converted
-   * into the two buffers in turn.  */
-  unsigned char *buffers[2] = { rows, rows + n }, *filtered = rows + 2 * n;
-  const unsigned char *above, *row;
-  int next = 0;
+  int last = slice->first + slice->rows == ps->img->height;
+  int strategy = Z_DEFAULT_STRATEGY, ret;
   z_stream z;
-  int status = 0;
 
+  slice->in_len = (size_t) slice->rows * (ps->row_bytes + 1);
+  png_slice_filter (ps, slice, buffers, filtered);
+  slice->adler = adler32_z (adler32 (0L, Z_NULL, 0), filtered,
+                            slice->in_len);
+  if (level == 1)
+    strategy = png_has_runs (filtered, slice->in_len) ? Z_RLE
+                                                      : Z_HUFFMAN_ONLY;
   memset (&z, 0, sizeof z);
-  if (deflateInit2 (&z, level, Z_DEFLATED, -15, 8,
-                    level == 1 ? Z_RLE : Z_DEFAULT_STRATEGY) != Z_OK)
+  if (deflateInit2 (&z, level, Z_DEFLATED, -15, 8, strategy) != Z_OK)
     return -1;
-  slice->in_len = (size_t) slice->rows * (n + 1);
   /* Room for the worst case and the closing flush.  */
   slice->out_len = deflateBound (&z, (uLong) slice->in_len) + 16;
   slice->out = malloc (slice->out_len);
@@ -381,68 +462,36 @@ png_slice_deflate (PngSlices *ps, PngSlice *slice, unsigned char *rows)
     }
   z.next_out = slice->out;
   z.avail_out = (uInt) slice->out_len;
-  slice->adler = adler32 (0L, Z_NULL, 0);
-  if (slice->first > 0 && level == 1)
-    above = png_row_bytes (ps->img, ps->depth, slice->first - 1,
-                           buffers[next]);
-  else
-    above = memset (buffers[next], 0, n);
-  next ^= 1;
-  for (int y = slice->first; y < slice->first + slice->rows; y++)
-    {
-      int last_row = y == slice->first + slice->rows - 1;
-      int flush = !last_row ? Z_NO_FLUSH
-                  : y == ps->img->height - 1 ? Z_FINISH : Z_SYNC_FLUSH;
-
-      row = png_row_bytes (ps->img, ps->depth, y, buffers[next]);
-      if (level == 1)
-        png_filter_average (row, above, n, ps->bpp, filtered);
-      else
-        {
-          filtered[0] = 0;
-          memcpy (filtered + 1, row, n);
-        }
-      slice->adler = adler32_z (slice->adler, filtered, n + 1);
-      z.next_in = filtered;
-      z.avail_in = (uInt) (n + 1);
-      int ret = deflate (&z, flush);
-
-      /* The output has room for the worst case: all input taken, and a
-       * flush or the end complete.  */
-      if (ret == Z_STREAM_ERROR || z.avail_in != 0
-          || (flush == Z_FINISH && ret != Z_STREAM_END)
-          || (flush == Z_SYNC_FLUSH && z.avail_out == 0))
-        {
-          status = -1;
-          break;
-        }
-      above = row;
-      next ^= 1;
-      if (atomic_load (&ps->stop) || io_cancelled (ps->options))
-        {
-          atomic_store (&ps->stop, 1);
-          status = -1;
-          break;
-        }
-    }
+  z.next_in = filtered;
+  z.avail_in = (uInt) slice->in_len;
+  ret = deflate (&z, last ? Z_FINISH : Z_SYNC_FLUSH);
   slice->out_len -= z.avail_out;
   deflateEnd (&z);
+  /* The output has room for the worst case: all input taken, and the
+   * flush or the end complete.  */
+  if (ret == Z_STREAM_ERROR || z.avail_in != 0
+      || (last && ret != Z_STREAM_END) || (!last && z.avail_out == 0))
+    return -1;
   /* Keep what was written alone: every slice waits until all are done.  */
-  if (status == 0 && slice->out_len > 0)
+  if (slice->out_len > 0)
     {
       unsigned char *kept = realloc (slice->out, slice->out_len);
 
       if (kept)
         slice->out = kept;
     }
-  return status;
+  return 0;
 }
 
 static void *
 png_slice_worker (void *data)
 {
   PngSlices *ps = data;
-  unsigned char *rows = malloc (3 * ps->row_bytes + 1);
+  /* Two rows for converted ones, then a slice's filtered rows.  */
+  unsigned char *buffers = malloc (2 * ps->row_bytes
+                                   + (size_t) ps->slice_rows
+                                     * (ps->row_bytes + 1));
+  unsigned char *filtered = buffers ? buffers + 2 * ps->row_bytes : NULL;
 
   for (;;)
     {
@@ -450,14 +499,14 @@ png_slice_worker (void *data)
 
       if (i >= ps->n_slices)
         break;
-      if (!rows || atomic_load (&ps->stop)
-          || png_slice_deflate (ps, &ps->slices[i], rows) < 0)
+      if (!buffers || atomic_load (&ps->stop) || io_cancelled (ps->options)
+          || png_slice_deflate (ps, &ps->slices[i], buffers, filtered) < 0)
         {
           ps->slices[i].failed = 1;
           atomic_store (&ps->stop, 1);
         }
     }
-  free (rows);
+  free (buffers);
   return NULL;
 }
 
@@ -548,6 +597,9 @@ png_slices_init (PngSlices *ps, const Image *img,
   rows = (int) (PNG_SLICE_BYTES / ps->row_bytes);
   if (rows < PNG_SLICE_MIN_ROWS)
     rows = PNG_SLICE_MIN_ROWS;
+  if (rows > img->height)
+    rows = img->height;
+  ps->slice_rows = rows;
   ps->n_slices = (img->height + rows - 1) / rows;
   ps->slices = calloc ((size_t) ps->n_slices, sizeof *ps->slices);
   if (!ps->slices)

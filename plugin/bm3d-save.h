@@ -24,9 +24,10 @@
  *
  *   PNG   the project's own PNG writer (imageio/io_png.c, the command's):
  *         zlib level `png_level`, 1 unless the caller or the setting
- *         bm3d-png-compression says otherwise, which is its run-length
- *         mode deflated on every core (a 12 MP photo in a third of a
- *         second, and smaller than GIMP's level 9 on denoised photos:
+ *         bm3d-png-compression says otherwise: the Average filter,
+ *         then Huffman coding alone (run-length matches for slices with
+ *         many runs), deflated on every core (a 12 MP photo in 0.27 s of
+ *         CPU, and smaller than GIMP's level 9 on denoised photos:
  *         BENCHMARKS.md, *Saving the batch's results*); the bit depth,
  *         gray or RGB, alpha, ICC profile, EXIF, XMP, comment and
  *         resolution as GIMP's PNG export keeps them (bm3d-save-png.c).
@@ -51,9 +52,9 @@
 #include "bm3d-drawable.h"
 
 /* The zlib level a PNG result is written at unless told otherwise: by
- * the project's writer, its run-length mode, faster than any other
- * level and on denoised photos smaller than GIMP's level 9; by GIMP's
- * PNG export, the fastest level whose files stay clearly within 1.15
+ * the project's writer, its fastest level (Huffman coding after the
+ * Average filter), on denoised photos smaller than GIMP's level 9; by
+ * GIMP's PNG export, the fastest level whose files stay clearly within 1.15
  * times level 9's, 10 to 15 times faster than it (BENCHMARKS.md,
  * *Saving the batch's results*).  */
 #define BM3D_SAVE_PNG_LEVEL_OWN      1

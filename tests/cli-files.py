@@ -278,8 +278,20 @@ def tiff_samples(data):
             list(struct.unpack(order + char * n, raw[:n * bps // 8])))
 
 
+def packbits(row):
+    """`row` as PackBits (TIFF's compression 32773) codes it with literal
+    runs alone: a length byte n - 1, then n bytes, n up to 128."""
+    out = bytearray()
+    for i in range(0, len(row), 128):
+        part = row[i:i + 128]
+        out.append(len(part) - 1)
+        out += part
+    return bytes(out)
+
+
 def write_tiff(path, w, h, spp, bps, samples, order="<", photometric=None,
-               planar=False, tile=None, fmt=1, extra=None, invert=False):
+               planar=False, tile=None, fmt=1, extra=None, invert=False,
+               compression=1):
     char = {8: "B", 16: "H", 32: "f"}[bps]
     if photometric is None:
         photometric = 2 if spp >= 3 else 1
@@ -308,9 +320,14 @@ def write_tiff(path, w, h, spp, bps, samples, order="<", photometric=None,
         rows = 5                # several strips, a short last one
         for y0 in range(0, h, rows):
             vals = samples[y0 * w * spp:min(h, y0 + rows) * w * spp]
-            chunks.append(struct.pack(order + char * len(vals), *vals))
+            chunk = struct.pack(order + char * len(vals), *vals)
+            if compression == 32773:    # each row by itself
+                row = w * spp * bps // 8
+                chunk = b"".join(packbits(chunk[i:i + row])
+                                 for i in range(0, len(chunk), row))
+            chunks.append(chunk)
     entries = {256: (4, [w]), 257: (4, [h]), 258: (3, [bps] * spp),
-               259: (3, [1]), 262: (3, [photometric]), 277: (3, [spp]),
+               259: (3, [compression]), 262: (3, [photometric]), 277: (3, [spp]),
                284: (3, [2 if planar else 1]), 339: (3, [fmt] * spp)}
     if extra is not None:
         entries[338] = (3, [extra])

@@ -101,6 +101,40 @@ expect_error 2 'invalid JPEG quality' "--quality 0: exit 2" \
 expect_error 2 'invalid PNG level' "--png-level 10: exit 2" \
   "$cmd" --convert --png-level 10 "$work/rgb8.png" "$o/x.png"
 
+# The default level codes each slice of rows (about 2 MiB) by Huffman
+# alone or by runs, as its data asks: a photo's noise above, a flat
+# drawing below, several slices each, all the samples back, a valid
+# zlib stream (its Adler-32 checked).
+python3 -c '
+import random, sys
+w, h = 1024, 1600
+random.seed(38)
+rows = []
+for y in range(h):
+    if y < h // 2:
+        rows.append(bytes(random.randrange(256) for _ in range(3 * w)))
+    else:
+        rows.append(bytes(((x // 64) * 40 + y // 100 * 7) % 256
+                          for x in range(w) for c in range(3)))
+sys.stdout.buffer.write(b"P6 %d %d 255\n" % (w, h) + b"".join(rows))
+' > "$work/mixed.ppm"
+"$cmd" --convert "$work/mixed.ppm" "$o/mixed.png"
+"$cmd" --convert "$o/mixed.png" "$o/mixed-back.ppm"
+check "PNG level 1, noisy and flat slices: the same samples back" \
+  $img same "$work/mixed.ppm" "$o/mixed-back.ppm"
+check "PNG level 1, noisy and flat slices: one valid zlib stream" \
+  python3 -c '
+import struct, sys, zlib
+d = open(sys.argv[1], "rb").read()
+i, idat = 8, b""
+while i < len(d):
+    n, = struct.unpack(">I", d[i:i + 4])
+    if d[i + 4:i + 8] == b"IDAT":
+        idat += d[i + 8:i + 8 + n]
+    i += 12 + n
+assert len(zlib.decompress(idat)) == 1600 * (1 + 3 * 1024)
+' "$o/mixed.png"
+
 # ---- metadata: the ICC profile (70 000 bytes: several JPEG markers) and
 # the EXIF block survive, byte for byte
 check "the test PNG holds the ICC profile and the EXIF block" \

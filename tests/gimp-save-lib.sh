@@ -28,6 +28,7 @@ setup_save_test ()
 #   c.jpg  quality 87, the same metadata
 #   d.tif  Deflate, the same metadata
 #   e.tif  uncompressed, no metadata
+#   f.tif  PackBits, no metadata
 # JPEG and TIFF need the command built with libjpeg and libtiff; without
 # them save_formats lists the PNG files alone.
 make_save_inputs ()
@@ -44,7 +45,8 @@ make_save_inputs ()
   fi
   if "$command" --convert "$in/a.png" "$in/d.tif" 2> /dev/null; then
     $saved plain-tiff "$work/noisy-rgb.png" "$in/e.tif" || exit 1
-    save_formats="$save_formats d.tif e.tif"
+    $saved packbits-tiff "$work/noisy-rgb.png" "$in/f.tif" || exit 1
+    save_formats="$save_formats d.tif e.tif f.tif"
   fi
 }
 
@@ -113,7 +115,7 @@ check_saved_folder ()
     test -f "$out/$name" || continue
     for key in format depth icc make; do
       case $name:$key in
-        *.jpg:depth | e.tif:icc) continue ;;
+        *.jpg:depth | [ef].tif:icc) continue ;;
       esac
       check "$label: $name keeps its $key" same_fact "$key" "$in/$name" \
         "$out/$name"

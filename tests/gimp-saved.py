@@ -49,6 +49,8 @@
 #       OUT is IN with a COM marker "BM3D test comment" added
 #   gimp-saved.py plain-tiff IN.png OUT.tif
 #       OUT holds IN's 8-bit RGB samples, uncompressed, no metadata
+#   gimp-saved.py packbits-tiff IN.png OUT.tif
+#       the same, compressed by PackBits
 
 import binascii
 import hashlib
@@ -278,10 +280,10 @@ def with_comment(src, dst):
         f.write(data[:2] + marker + data[2:])
 
 
-def plain_tiff(src, dst):
+def plain_tiff(src, dst, compression=1):
     w, h, channels, maxval, samples = files.images.read_png(src)
     assert channels == 3 and maxval == 255, "8-bit RGB only"
-    files.write_tiff(dst, w, h, 3, 8, samples)
+    files.write_tiff(dst, w, h, 3, 8, samples, compression=compression)
 
 
 def main(argv):
@@ -310,9 +312,12 @@ def main(argv):
     if len(argv) == 4 and argv[1] == "plain-tiff":
         plain_tiff(argv[2], argv[3])
         return 0
+    if len(argv) == 4 and argv[1] == "packbits-tiff":
+        plain_tiff(argv[2], argv[3], compression=32773)
+        return 0
     sys.stderr.write("usage: gimp-saved.py describe|with-meta|with-profile|"
                      "with-title|with-turn|with-app3|with-comment|"
-                     "plain-tiff FILE...\n")
+                     "plain-tiff|packbits-tiff FILE...\n")
     return 2
 
 
