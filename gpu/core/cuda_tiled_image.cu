@@ -548,6 +548,8 @@ filter_tile (transfers *t, int k, int colour, float *dev_out,
       bm3d_job_message (job, "cancelled");
       return BM3D_ERR_CANCELLED;
     }
+  if ((status = bm3d_cuda_tile_begins (job)) != BM3D_OK)
+    return status;
   double t0 = bm3d_seconds ();
   if (!wait_for (t, &t->uploads, k + 1))
     return transfer_error (t, job);
