@@ -306,7 +306,9 @@ typedef struct
   bm3d_backend  backend_used;     /* CPU or CUDA                            */
   int           fell_back;        /* auto ran on the CPU: one of below      */
   double        seconds_total;
-  double        seconds_phase[2]; /* hard-threshold, Wiener (summed tiles)  */
+  double        seconds_phase[2]; /* hard-threshold, Wiener (summed over
+                                     the tiles, and the devices of a split
+                                     image)                                */
   /* Part of seconds_total spent waiting for the CUDA device to start:
    * the context's creation, or what bm3d_backend_warm_up () had left of
    * it; 0 on the CPU backend and once the device is up.  */
