@@ -247,6 +247,139 @@ check_fail_switch (void)
             "redone on the CPU (%s)", report.message);
 }
 
+/* ---- the split's queue, with devices played by the CPU ---------------
+ *
+ * bm3d_run_cuda () over an algorithm whose "device" path is the CPU's
+ * tiler, failing on device `fake_failing` as a device that faults: the
+ * bands, their queue, a failed band redone elsewhere, the CPU taking
+ * what no device could, the message, progress and cancelling, without
+ * a GPU.  */
+static int fake_failing = -1;
+
+static bm3d_status
+fake_device_image (const bm3d_image *in, bm3d_image *out, bm3d_job *job)
+{
+  if (job->params->device == fake_failing)
+    {
+      bm3d_job_message (job, "CUDA error in a fake: device %d gone",
+                        job->params->device);
+      return BM3D_ERR_BACKEND_FAILED;
+    }
+  return bm3d_run_cpu (in, out, job);
+}
+
+typedef struct
+{
+  double last;
+  int    calls, cancel_at;
+} progress_seen;
+
+static int
+note_progress (double fraction, void *data)
+{
+  progress_seen *p = data;
+
+  p->last = fraction;
+  return ++p->calls == p->cancel_at;
+}
+
+/* The split of a 3-channel image over `devices`, `failing` one failing
+ * (or -1), against the whole image's result: the status, the message
+ * and fall-back, and the PSNR against the whole image in *psnr.  */
+static bm3d_status
+fake_split (const int *devices, int n, int failing, bm3d_backend backend,
+            int cancel_at, bm3d_report *report, progress_seen *seen,
+            double *psnr)
+{
+  static bm3d_algorithm fake;
+  test_image in, whole, split;
+  bm3d_params params;
+  bm3d_job job;
+  bm3d_status status;
+
+  noisy_image (&in, 3, 11);
+  image_new (&whole, W, H, 3, 0, 0);
+  image_new (&split, W, H, 3, 0, 0);
+  bm3d_params_init (&params);
+  params.sigma = SIGMA;
+  params.backend = backend;
+  params.devices = devices;
+  params.n_devices = n;
+  params.progress = note_progress;
+  params.progress_data = seen;
+  memset (seen, 0, sizeof *seen);
+  seen->cancel_at = cancel_at;
+  setenv ("BM3D_SPLIT_MIN_PIXELS", "1", 1);
+  status = job_for (&job, &params, report, 3);
+  unsetenv ("BM3D_SPLIT_MIN_PIXELS");
+  fake = *job.algorithm;
+  fake.cuda_image = fake_device_image;
+  job.algorithm = &fake;
+  fake_failing = failing;
+  if (status == BM3D_OK)
+    status = bm3d_run_cpu (&in.img, &whole.img, &job);
+  seen->calls = 0;
+  if (status == BM3D_OK)
+    status = bm3d_run_cuda (&in.img, &split.img, &job);
+  *psnr = psnr_strided (whole.img.data, split.img.data,
+                        whole.img.stride * H, 1, 0);
+  free (in.buffer);
+  free (whole.buffer);
+  free (split.buffer);
+  return status;
+}
+
+static void
+check_split_queue (void)
+{
+  static const int two[] = { 0, 1 }, same[] = { 0, 0 },
+                   three[] = { 0, 1, 2 };
+  bm3d_report report;
+  progress_seen seen;
+  double psnr;
+  bm3d_status status;
+
+  status = fake_split (two, 2, -1, BM3D_BACKEND_AUTO, 0, &report, &seen,
+                       &psnr);
+  tap_ok (status == BM3D_OK && psnr >= 60.0 && !report.fell_back
+          && !report.message[0] && seen.calls > 0 && seen.last == 1.0,
+          "split over devices 0,1: the whole image's result (%.1f dB), "
+          "no message, progress to 1", psnr);
+  status = fake_split (two, 2, 1, BM3D_BACKEND_AUTO, 0, &report, &seen,
+                       &psnr);
+  tap_ok (status == BM3D_OK && psnr >= 60.0
+          && report.fell_back == BM3D_FALLBACK_DEVICE
+          && strcmp (report.message, "CUDA device 1 failed (CUDA error in "
+                     "a fake: device 1 gone); its tiles were redone on "
+                     "device 0") == 0,
+          "device 1 fails: its band redone on device 0, said in one line "
+          "(%s)", report.message);
+  status = fake_split (three, 3, 2, BM3D_BACKEND_CUDA, 0, &report, &seen,
+                       &psnr);
+  tap_ok (status == BM3D_OK && psnr >= 60.0
+          && strstr (report.message, "redone on device "),
+          "three devices, device 2 fails under backend cuda: redone on "
+          "another (%s)", report.message);
+  status = fake_split (same, 2, 0, BM3D_BACKEND_AUTO, 0, &report, &seen,
+                       &psnr);
+  tap_ok (status == BM3D_OK && psnr >= 60.0
+          && report.fell_back == BM3D_FALLBACK_FAILED
+          && strstr (report.message, "; its tiles were redone on the CPU"),
+          "devices 0,0 and device 0 fails under auto: the CPU redoes the "
+          "bands (%s)", report.message);
+  status = fake_split (same, 2, 0, BM3D_BACKEND_CUDA, 0, &report, &seen,
+                       &psnr);
+  tap_ok (status == BM3D_ERR_BACKEND_FAILED
+          && strstr (report.message, "no device was left"),
+          "every device failed under backend cuda: the device's error "
+          "(%s)", report.message);
+  status = fake_split (two, 2, -1, BM3D_BACKEND_AUTO, 1, &report, &seen,
+                       &psnr);
+  tap_ok (status == BM3D_ERR_CANCELLED,
+          "cancelled from the progress callback: the split stops (%s)",
+          bm3d_status_string (status));
+}
+
 int
 main (void)
 {
@@ -255,6 +388,7 @@ main (void)
   check_bands (BM3D_MODE_NLM, 3, 2);
   check_bands (BM3D_MODE_ISOLINE, 3, 2);
   check_tile_plan ();
+  check_split_queue ();
   check_device_lists ();
   check_fail_switch ();
   return tap_done ();
