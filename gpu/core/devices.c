@@ -276,6 +276,11 @@ run_band (split *s, band *k, int device, bm3d_report *report)
   job.host_bytes_now = 0;
   job.rows_y0 = k->c0 - k->r0;
   job.rows_y1 = k->c1 - k->r0;
+  /* Neighbouring bands share rows: one band's images page-locked, then
+   * unlocked while its neighbour copies from the rows they share, is
+   * not safe.  The bounce buffers (the default) pin nothing anyway.  */
+  job.env.cuda_pin_set = 1;
+  job.env.cuda_pin = 0;
   if (s->job->pixels_in)
     {
       pin = pixels_rows (s->job->pixels_in, k->r0, k->r1);
