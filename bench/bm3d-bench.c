@@ -16,6 +16,7 @@
  *              [--threads N] [--repeat N] [--seed N] [--image FILE]
  *              [--noise white,camera] [--pixels float|u8|u16] [--no-warmup]
  *              [--out-scratch] [--brightness-noise A,B]
+ *              [--devices SET/SET...]
  *   bm3d-bench --diff IMAGE1 IMAGE2     PSNR and largest difference
  *   bm3d-bench --synth W H CHANNELS OUT write a clean synthetic image
  *
@@ -36,7 +37,11 @@
  * camera's sensor leaves instead of white noise: of deviation A + B x at
  * clean value x, rounded and clipped to 8 bits, so that camera mode
  * measures a level function and filters through its stabilising
- * transform; white mode still filters at --sigma.  */
+ * transform; white mode still filters at --sigma.  --devices 0/0,1 runs
+ * the CUDA rows once for each set of devices (params.devices: an image
+ * of 32 megapixels or more is split over them), the set in a last
+ * column: 100 MP RGB on one GPU against two (`engine` is the wall time;
+ * the phases are summed over the devices).  */
 #include "config.h"
 
 #include <math.h>
@@ -73,6 +78,11 @@ typedef struct
   bm3d_pixel_type pixels;       /* --pixels                         */
   int           out_scratch;    /* --out-scratch                    */
   bm3d_params   mode_options;   /* --nlm-h and the like */
+  /* --devices: sets of CUDA devices, each a row of its own.  */
+  int           dev_sets[MAX_LIST][BM3D_MAX_DEVICES];
+  int           dev_n[MAX_LIST];
+  char          dev_names[MAX_LIST][64];
+  int           n_dev_sets;
 } options;
 
 static const char *const pixel_names[] = { "float", "u8", "u16" };
@@ -397,10 +407,11 @@ floats_of (const bm3d_pixels *px, float *dst)
              : ((const float *) px->data)[i];
 }
 
+/* `set` is an index into --devices's sets, or -1.  */
 static int
 bench_one (const options *opt, const float *clean, const float *noisy,
            int w, int h, int channels, bm3d_backend backend,
-           bm3d_noise_kind noise)
+           bm3d_noise_kind noise, int set)
 {
   bm3d_pixels in, out;
   bm3d_image in_float;
@@ -443,6 +454,12 @@ bench_one (const options *opt, const float *clean, const float *noisy,
   params.threads = opt->threads;
   params.noise = noise;
   params.out_scratch = opt->out_scratch;
+  if (set >= 0)
+    {
+      params.device = opt->dev_sets[set][0];
+      params.devices = opt->dev_sets[set];
+      params.n_devices = opt->dev_n[set];
+    }
 
   /* CUDA: start the device and size its buffers before timing.  */
   if (backend == BM3D_BACKEND_CUDA && opt->warmup
@@ -481,7 +498,7 @@ bench_one (const options *opt, const float *clean, const float *noisy,
 
   if (noise == BM3D_NOISE_PROFILE)
     snprintf (estim, sizeof estim, "%.2f", estimate_ms (opt, &in_float, backend));
-  printf ("%-6.2f %5dx%-5d %2d %-5s %-6s %10.2f %10.2f %8s %10.2f %9.1f %9.1f %8.2f %8.2f %8.2f\n",
+  printf ("%-6.2f %5dx%-5d %2d %-5s %-6s %10.2f %10.2f %8s %10.2f %9.1f %9.1f %8.2f %8.2f %8.2f%s%s\n",
           w * (double) h / 1e6, w, h, channels, bm3d_backend_name (backend),
           noise_name (noise),
           best.seconds_phase[0] * 1e3, best.seconds_phase[1] * 1e3, estim,
@@ -489,7 +506,10 @@ bench_one (const options *opt, const float *clean, const float *noisy,
           best.peak_device_bytes / 1048576.0, best.peak_host_bytes / 1048576.0,
           psnr (noisy_px, clean, n, 1, &dummy),
           (floats_of (&out, result), psnr (result, clean, n, 1, &dummy)),
-          best.seconds_transfer * 1e3);
+          best.seconds_transfer * 1e3, set >= 0 ? " " : "",
+          set >= 0 ? opt->dev_names[set] : "");
+  if (best.fell_back && best.message[0])
+    printf ("# %s\n", best.message);
   fflush (stdout);
   free (result);
   free (noisy_px);
@@ -567,9 +587,13 @@ run_bench (const options *opt)
                         w * (double) h / 1e6, w, h, ch, "cuda", why);
                 continue;
               }
-            for (int k = 0; k < opt->n_noises; k++)
-              failures += bench_one (opt, clean, noisy, w, h, ch,
-                                     opt->backends[b], opt->noises[k]);
+            int sets = opt->backends[b] == BM3D_BACKEND_CUDA
+                       ? opt->n_dev_sets : 0;
+
+            for (int d = sets ? 0 : -1; d < sets; d++)
+              for (int k = 0; k < opt->n_noises; k++)
+                failures += bench_one (opt, clean, noisy, w, h, ch,
+                                       opt->backends[b], opt->noises[k], d);
           }
         free (clean);
         free (noisy);
@@ -599,6 +623,42 @@ parse_doubles (const char *s, double *out, int max)
   return n;
 }
 
+/* "0/0,1": sets of device ordinals, '/' between sets, ',' inside.  */
+static int
+parse_device_sets (const char *arg, options *opt)
+{
+  const char *p = arg;
+
+  opt->n_dev_sets = 0;
+  while (*p && opt->n_dev_sets < MAX_LIST)
+    {
+      const int s = opt->n_dev_sets++;
+      const char *start = p;
+      char *end;
+
+      opt->dev_n[s] = 0;
+      for (;;)
+        {
+          long d = *p >= '0' && *p <= '9' ? strtol (p, &end, 10) : -1;
+
+          if (d < 0 || d > 1023 || opt->dev_n[s] == BM3D_MAX_DEVICES)
+            return -1;
+          opt->dev_sets[s][opt->dev_n[s]++] = (int) d;
+          p = end;
+          if (*p != ',')
+            break;
+          p++;
+        }
+      snprintf (opt->dev_names[s], sizeof opt->dev_names[s], "%.*s",
+                (int) (p - start), start);
+      if (*p == '/')
+        p++;
+      else if (*p)
+        return -1;
+    }
+  return *p || opt->n_dev_sets == 0 ? -1 : 0;
+}
+
 static void
 usage (void)
 {
@@ -610,6 +670,7 @@ usage (void)
            "                  [--seed N] [--image FILE] [--noise white,camera]\n"
            "                  [--pixels float|u8|u16] [--no-warmup] "
            "[--out-scratch] [--brightness-noise A,B]\n"
+           "                  [--devices SET/SET...] (a SET: 0 or 0,1)\n"
            "       bm3d-bench --diff IMAGE1 IMAGE2\n"
            "       bm3d-bench --synth W H CHANNELS OUT\n");
 }
@@ -774,6 +835,15 @@ main (int argc, char **argv)
         }
       else if (strcmp (a, "--threads") == 0)
         opt.threads = atoi (v);
+      else if (strcmp (a, "--devices") == 0)
+        {
+          if (parse_device_sets (v, &opt) < 0)
+            {
+              fprintf (stderr, "bm3d-bench: --devices: expected sets of "
+                       "device numbers, e.g. 0/0,1\n");
+              return 2;
+            }
+        }
       else if (strcmp (a, "--repeat") == 0)
         opt.repeat = atoi (v) > 0 ? atoi (v) : 1;
       else if (strcmp (a, "--seed") == 0)

@@ -50,6 +50,7 @@ typedef struct
   int            depth;         /* of the input                        */
   float          sigma;
   int            worker;
+  int            device;        /* the CUDA device it ran on, or -1    */
   bm3d_report    report;
   double         t_read, t_engine, t_write;
 } Job;
@@ -89,6 +90,7 @@ struct Batch
   int                 integer_io;       /* read 8/16-bit files as their
                                            integers (cli_integer_io)    */
   Stage              *readers, *workers, *writers;
+  int                 cuda_workers;     /* the workers hold devices     */
 
   pthread_mutex_t     lock;     /* everything below                    */
   pthread_cond_t      changed;
@@ -97,6 +99,8 @@ struct Batch
   int                 n_timed;
   int                 progress, progress_shown;
   int                 fallback_told;
+  int                 dead[BATCH_MAX_DEVICES];  /* devices that failed   */
+  int                 n_dead;
   double              t0;
   char              **temps;    /* each writer's temporary file, or "" */
   mode_t              file_mode;
@@ -274,8 +278,7 @@ job_done (Batch *b, Job *job)
       char startup[48] = "";
 
       if (job->report.backend_used == BM3D_BACKEND_CUDA)
-        snprintf (where, sizeof where, " on device %d",
-                  b->workers[job->worker].device);
+        snprintf (where, sizeof where, " on device %d", job->device);
       /* The first file on a device waits for its context.  */
       if (job->report.seconds_startup >= 0.0005)
         snprintf (startup, sizeof startup, " (start-up wait %.3f s)",
@@ -413,6 +416,123 @@ denoise_job (Batch *b, const bm3d_params *params, Job *job, char *error,
   return status;
 }
 
+/* ---- devices that fail -------------------------------------------------- */
+
+static int
+device_dead_locked (const Batch *b, int device)
+{
+  for (int i = 0; i < b->n_dead; i++)
+    if (b->dead[i] == device)
+      return 1;
+  return 0;
+}
+
+/* The device for a worker's next file: its own while it works, else
+ * another worker's that works; -1 when every one has failed.  */
+static int
+pick_device (Batch *b, int own)
+{
+  int device = -1;
+
+  pthread_mutex_lock (&b->lock);
+  if (!device_dead_locked (b, own))
+    device = own;
+  for (int i = 0; device < 0 && i < b->n_workers; i++)
+    if (!device_dead_locked (b, b->workers[i].device))
+      device = b->workers[i].device;
+  pthread_mutex_unlock (&b->lock);
+  return device;
+}
+
+/* No file goes to `device` again.  */
+static void
+mark_dead (Batch *b, int device)
+{
+  pthread_mutex_lock (&b->lock);
+  if (!device_dead_locked (b, device) && b->n_dead < BATCH_MAX_DEVICES)
+    b->dead[b->n_dead++] = device;
+  pthread_mutex_unlock (&b->lock);
+}
+
+/* The report of a file whose device failed, redone on `device` (-1:
+ * the CPU): the message the worker tells once.  A device that was
+ * never usable is told as the engine's fall-back tells it, on request
+ * only.  */
+static void
+note_redone (Job *job, int failed, bm3d_status why, const char *message,
+             int device)
+{
+  char where[32];
+
+  if (device >= 0)
+    snprintf (where, sizeof where, "device %d", device);
+  else
+    snprintf (where, sizeof where, "the CPU");
+  job->report.fell_back = why == BM3D_ERR_BACKEND_UNAVAILABLE
+                          ? BM3D_FALLBACK_UNAVAILABLE
+                          : device >= 0 ? BM3D_FALLBACK_DEVICE
+                                        : BM3D_FALLBACK_FAILED;
+  snprintf (job->report.message, sizeof job->report.message,
+            "CUDA device %d failed (%.150s); its file was redone on %s",
+            failed, message, where);
+}
+
+/* A file on a worker that holds a device: on that device while it
+ * works, else on another worker's; under "auto", on the CPU when none
+ * is left (or when the device's memory was short, as the engine's own
+ * fall-back does).  A device that fails is used by no file after.  */
+static bm3d_status
+denoise_on_device (Batch *b, const Stage *stage, const bm3d_params *params,
+                   Job *job, char *error, size_t error_len)
+{
+  const int may_cpu = params->backend == BM3D_BACKEND_AUTO;
+  bm3d_params p = *params;
+  char first[sizeof job->report.message] = "";
+  bm3d_status status, why = BM3D_OK;
+  int failed = -1, device;
+
+  for (;;)
+    {
+      device = pick_device (b, stage->device);
+      if (device < 0 && !may_cpu && failed >= 0)
+        return why;             /* `error` says why, from the last try */
+      if (device < 0 && !may_cpu)
+        {
+          snprintf (error, error_len, "%s: every CUDA device has failed",
+                    job->input);
+          return BM3D_ERR_BACKEND_UNAVAILABLE;
+        }
+      p.device = device >= 0 ? device : 0;
+      p.backend = device >= 0 ? BM3D_BACKEND_CUDA : BM3D_BACKEND_CPU;
+      job->device = device;
+      status = denoise_job (b, &p, job, error, error_len);
+      if (device < 0 || (status != BM3D_ERR_BACKEND_FAILED
+                         && status != BM3D_ERR_BACKEND_UNAVAILABLE
+                         && status != BM3D_ERR_OUT_OF_MEMORY))
+        break;
+      if (failed < 0)
+        {
+          failed = device;
+          why = status;
+          memcpy (first, job->report.message, sizeof first);
+        }
+      if (status == BM3D_ERR_OUT_OF_MEMORY)
+        {
+          /* Too large for the device, not a device that failed.  */
+          if (!may_cpu)
+            return status;
+          p.backend = BM3D_BACKEND_CPU;
+          job->device = device = -1;
+          status = denoise_job (b, &p, job, error, error_len);
+          break;
+        }
+      mark_dead (b, device);
+    }
+  if (status == BM3D_OK && failed >= 0)
+    note_redone (job, failed, why, first, device);
+  return status;
+}
+
 static void *
 worker_main (void *arg)
 {
@@ -423,6 +543,9 @@ worker_main (void *arg)
   Job *job;
 
   params.device = stage->device;
+  /* One device a file: the batch spreads its files, not their tiles.  */
+  params.n_devices = 0;
+  params.devices = NULL;
   params.threads = b->worker_threads;
   params.progress = engine_cancel;
   params.progress_data = b;
@@ -431,7 +554,10 @@ worker_main (void *arg)
       double t = now_seconds ();
 
       job->worker = stage->index;
-      if (denoise_job (b, &params, job, error, sizeof error) != BM3D_OK)
+      job->device = stage->device;
+      if ((b->cuda_workers
+           ? denoise_on_device (b, stage, &params, job, error, sizeof error)
+           : denoise_job (b, &params, job, error, sizeof error)) != BM3D_OK)
         {
           job_failed (b, job, error);
           continue;
@@ -441,6 +567,7 @@ worker_main (void *arg)
        * only on request.  */
       if (job->report.message[0]
           && (job->report.fell_back == BM3D_FALLBACK_FAILED
+              || job->report.fell_back == BM3D_FALLBACK_DEVICE
               || (job->report.fell_back && b->opt->verbose)))
         {
           pthread_mutex_lock (&b->lock);
@@ -729,6 +856,7 @@ plan_stages (Batch *b)
 
       b->worker_threads = share > 1 ? (int) share : 1;
     }
+  b->cuda_workers = visible > 0;
   /* Round robin, so that the first files go to different devices.  */
   for (int i = 0; i < b->n_workers; i++)
     {

@@ -567,6 +567,7 @@ run_denoise (const Options *opt)
    * request, so scripts on CPU-only machines stay quiet.  */
   if (report.message[0]
       && (report.fell_back == BM3D_FALLBACK_FAILED
+          || report.fell_back == BM3D_FALLBACK_DEVICE
           || (report.fell_back && opt->verbose)))
     cli_message ("%s", report.message);
 
@@ -629,6 +630,43 @@ choose_cpu_for_photo (Options *opt)
   return 1;
 }
 
+/* --devices for one image: each one there, as a batch checks them.
+ * Without any device, backend auto runs on the CPU and says why.
+ * Returns -1 after saying which is missing.  */
+static int
+check_devices (const Options *opt)
+{
+  int visible;
+
+  if (!opt->seen_devices || opt->params.backend == BM3D_BACKEND_CPU
+      || (visible = bm3d_cuda_device_count ()) == 0)
+    return 0;
+  for (int i = 0; i < opt->batch.n_devices; i++)
+    if (opt->batch.devices[i] >= visible)
+      {
+        cli_message ("--devices: there is no CUDA device %d (%d visible)",
+                     opt->batch.devices[i], visible);
+        return -1;
+      }
+  return 0;
+}
+
+/* Start the device while the input is read, and the other devices of
+ * --devices (or every one) beside it only for a photo the engine will
+ * split over them: an exit waits for the contexts being created.  */
+static void
+warm_up_for_photo (const Options *opt)
+{
+  bm3d_params params = opt->params;
+  ImageProbe probe;
+  char error[512];
+
+  if (image_probe (opt->input, &probe, error, sizeof error) < 0
+      || (size_t) probe.width * probe.height < BM3D_SPLIT_MIN_PIXELS)
+    params.n_devices = 0;
+  bm3d_backend_warm_up (&params);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -653,9 +691,12 @@ main (int argc, char **argv)
       opt.params.profile = &opt.profile;
     }
   /* Create the CUDA context while the input is read.  */
-  if (opt.is_batch
-      || (opt.action == ACTION_DENOISE && !choose_cpu_for_photo (&opt)))
+  if (opt.is_batch)
     bm3d_backend_warm_up (&opt.params);
+  else if (opt.action == ACTION_DENOISE && check_devices (&opt) < 0)
+    return EXIT_RUNTIME;
+  else if (opt.action == ACTION_DENOISE && !choose_cpu_for_photo (&opt))
+    warm_up_for_photo (&opt);
 
   if (opt.is_batch)
     {

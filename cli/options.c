@@ -157,7 +157,8 @@ print_help (void)
          "  -t, --threads=N      CPU threads, 0 = all cores (default 0)\n"
          "      --devices=LIST   CUDA devices to use, e.g. 0,1 (default: all\n"
          "                       visible); a batch spreads its files over\n"
-         "                       them, a single image uses the first\n"
+         "                       them, a single image of 32 megapixels or\n"
+         "                       more its bands, a smaller one uses the first\n"
          "      --isoline-variant=V  hybrid (default) or pipd, with --mode isoline\n", stdout);
   printf ("      --nlm-patch=N    NL-means patch side (odd, %g..%g), with --mode nlm\n"
           "      --nlm-search=N   NL-means search window side (odd, %g..%g)\n"
@@ -339,7 +340,9 @@ number_parse (bm3d_option_id id, const char *what, const char *also,
   return -1;
 }
 
-/* "0", "0,1", "2,0": CUDA device ordinals, each once.  */
+/* "0", "0,1", "2,0": CUDA device ordinals.  A device given twice takes
+ * two shares of the work (a batch's workers, an image's bands), which
+ * tests the split of an image on one GPU.  */
 static int
 parse_devices (Options *opt, const char *arg)
 {
@@ -360,13 +363,6 @@ parse_devices (Options *opt, const char *arg)
                    "separated by commas, e.g. 0,1", arg);
           return -1;
         }
-      for (int i = 0; i < opt->batch.n_devices; i++)
-        if (opt->batch.devices[i] == (int) d)
-          {
-            cli_message ("invalid device list '%s': device %ld given twice",
-                     arg, d);
-            return -1;
-          }
       opt->batch.devices[opt->batch.n_devices++] = (int) d;
       if (*end == '\0')
         return 0;
@@ -753,8 +749,15 @@ parse_arguments (int argc, char **argv, Options *opt)
     }
   if (check_action (opt, actions, argc - optind) < 0)
     return -1;
+  /* One image spreads over the devices given, or every one.  */
   if (opt->seen_devices)
-    opt->params.device = opt->batch.devices[0];
+    {
+      opt->params.device = opt->batch.devices[0];
+      opt->params.devices = opt->batch.devices;
+      opt->params.n_devices = opt->batch.n_devices;
+    }
+  else if (opt->params.backend != BM3D_BACKEND_CPU)
+    opt->params.n_devices = BM3D_ALL_DEVICES;
   if (opt->is_batch)
     {
       opt->files = argv + optind;

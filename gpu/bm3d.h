@@ -215,6 +215,20 @@ typedef struct
   bm3d_progress_func  progress;  /* may be NULL                           */
   void               *progress_data;
   int                 device;    /* CUDA device ordinal, 0 = the first    */
+  /* One image over several CUDA devices: `n_devices` ordinals at
+   * `devices` (BM3D_ALL_DEVICES: every device the process sees,
+   * `devices` unused; 0, the default: `device` alone).  An image of at
+   * least BM3D_SPLIT_MIN_PIXELS is cut into horizontal bands, one a
+   * device, with the filter's margin around each; every device runs
+   * its band as one device runs a whole image (its memory as bounded),
+   * and the host stitches the bands' cores.  The result is the one
+   * device's within the tiles' rounding (BM3D's aggregation order).  A
+   * device that fails has its band redone on another device given, or,
+   * under "auto", on the CPU when none is left, and report->message
+   * says so.  A device may be listed twice (two bands on it: tests on
+   * one GPU).  Not used by the CPU backend, nor for smaller images.  */
+  const int          *devices;
+  int                 n_devices;
   /* Non-zero when the noisy values were clipped to 0..255 after the
    * noise was added, as in any image stored in an integer format (8 or
    * 16 bits) or converted from one.  Mode nlm then removes the bias
@@ -265,10 +279,26 @@ typedef struct
   int                           out_scratch;
 } bm3d_params;
 
-/* Why backend "auto" ran on the CPU (bm3d_report.fell_back).  */
+/* params->n_devices for every CUDA device the process sees.  */
+#define BM3D_ALL_DEVICES  (-1)
+/* Most entries of params->devices.  */
+#define BM3D_MAX_DEVICES  16
+/* The least pixels (width x height) of an image split over several
+ * devices: from there one device takes longer (BM3D RGB, about 0.25 s
+ * on an H100) than a second device's start-up (0.2-0.3 s), so even a
+ * device not started yet pays, and the bands' margins (2 x 48 rows
+ * each) are a few per cent of their rows.  Below it the split would
+ * cost more than it saves.  */
+#define BM3D_SPLIT_MIN_PIXELS  ((size_t) 32000000)
+
+/* Why backend "auto" ran on the CPU (bm3d_report.fell_back), or part of
+ * the work on another device.  */
 #define BM3D_FALLBACK_NONE         0
 #define BM3D_FALLBACK_UNAVAILABLE  1   /* no usable GPU, or no CUDA build   */
 #define BM3D_FALLBACK_FAILED       2   /* CUDA started and failed: redone   */
+#define BM3D_FALLBACK_DEVICE       3   /* of several devices, one failed: its
+                                          band redone on another one (the
+                                          backend stays CUDA)              */
 
 /* What a call did, for messages and benchmarks.  */
 typedef struct
@@ -276,7 +306,9 @@ typedef struct
   bm3d_backend  backend_used;     /* CPU or CUDA                            */
   int           fell_back;        /* auto ran on the CPU: one of below      */
   double        seconds_total;
-  double        seconds_phase[2]; /* hard-threshold, Wiener (summed tiles)  */
+  double        seconds_phase[2]; /* hard-threshold, Wiener (summed over
+                                     the tiles, and the devices of a split
+                                     image)                                */
   /* Part of seconds_total spent waiting for the CUDA device to start:
    * the context's creation, or what bm3d_backend_warm_up () had left of
    * it; 0 on the CPU backend and once the device is up.  */
@@ -506,8 +538,11 @@ int          bm3d_isoline_variant_parse (const char *name);
 int          bm3d_cuda_available (char *why, size_t why_len);
 
 /* Start the backend `params` may run on (CUDA under "auto" and "cuda",
- * device params->device; NULL means "auto" on device 0) on a thread of
- * its own and return at once, so that creating the CUDA context (about
+ * device params->device, then, one after the other, the others of
+ * params->devices (n_devices): set those only for an image the engine
+ * splits, as a process that exits waits for the contexts being created;
+ * NULL means "auto" on device 0) on a thread of its own and return at
+ * once, so that creating the CUDA context (about
  * 0.2 s) overlaps the caller's own work, reading the image say.  The
  * first call that needs the device waits for what is left
  * (bm3d_report.seconds_startup).  Only the first call in a process

@@ -23,6 +23,7 @@ gpu_libbm3d_a_SOURCES = \
 	gpu/core/check.c \
 	gpu/core/params.c \
 	gpu/core/tiler.c \
+	gpu/core/devices.c \
 	gpu/core/pixels.h \
 	gpu/core/pixels.c \
 	gpu/core/job.h \

@@ -363,8 +363,9 @@ denoise_in_strips (GeglBuffer          *source,
         {
           note_fall_back (&report, run_mode);
           note_unmeasured (&report, run_mode);
-          /* Once CUDA failed, the CPU takes the strips that follow.  */
-          if (report.fell_back)
+          /* Once CUDA failed, the CPU takes the strips that follow;
+           * not when another GPU took a failed one's band.  */
+          if (report.fell_back && report.fell_back != BM3D_FALLBACK_DEVICE)
             params->backend = BM3D_BACKEND_CPU;
           gegl_buffer_set (shadow, &strip, 0, layout->format,
                            bm3d_float_rect_at (output, strip.x, strip.y),
@@ -436,6 +437,9 @@ params_for (GeglBuffer          *source,
             GError             **error)
 {
   bm3d_values_to_params (vals, layout, params);
+  /* A strip large enough (BM3D_SPLIT_MIN_PIXELS) is spread over every
+   * GPU.  */
+  params->n_devices = BM3D_ALL_DEVICES;
   if (vals->noise == BM3D_VALUES_NOISE_CAMERA)
     return estimate_profile (source, layout, area, params, profile,
                              run_mode, error);

@@ -21,6 +21,7 @@ CLI_TESTS = \
 	tests/cli-estimate.sh \
 	tests/cli-camera.sh \
 	tests/cli-backend.sh \
+	tests/cli-devices.sh \
 	tests/cli-intio.sh \
 	tests/cli-verbose.sh
 TESTS += $(CLI_TESTS)

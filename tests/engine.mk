@@ -19,7 +19,8 @@ ENGINE_TESTS = \
 	tests/engine-profile \
 	tests/engine-warm-up \
 	tests/engine-backend \
-	tests/engine-pixels
+	tests/engine-pixels \
+	tests/engine-devices
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
 # tests/data/ (camera.png, astronaut.png, their licence) is distributed
@@ -117,3 +118,9 @@ tests_io_convert_LDADD = $(IMAGE_IO_LIBS) -lm
 # bm3d_denoise_pixels: 8/16-bit pixels against converting them outside.
 tests_engine_pixels_SOURCES = tests/engine-pixels.c tests/engine-tap.h
 tests_engine_pixels_LDADD = $(ENGINE_TEST_LIBS)
+
+# One image over several devices: the bands' rows windows on the CPU,
+# the device list's checks and the test switch BM3D_TEST_FAIL_DEVICE.
+tests_engine_devices_SOURCES = tests/engine-devices.c tests/engine-tap.h \
+	tests/engine-image.h
+tests_engine_devices_LDADD = $(ENGINE_TEST_LIBS)

@@ -65,7 +65,7 @@ sanitizer_test () {
   tail -n 5 "$tmp/sanitizer-$tag.log" | show /dev/stdin
 }
 
-echo "1..43"
+echo "1..51"
 printf '%s\n' "$version" | sed 's/^/# /'
 
 # ---- GPU and CPU agree on photographs (6 tests) ------------------------
@@ -433,6 +433,129 @@ for side in 0 32; do
       "$sanitizer" --tool memcheck --error-exitcode 3 "$pixels"
   fi
 done
+
+# ---- one image over several devices (8 tests) ----------------------------
+# --devices splits an image of 32 MP or more into bands, one a device
+# (gpu/core/devices.c); BM3D_SPLIT_MIN_PIXELS=1 splits the small images
+# here, and a device given twice puts two bands on one GPU.  The bands'
+# result is one device's within the tiles' rounding (PSNR between them
+# >= 60 dB).  BM3D_TEST_FAIL_DEVICE=N:K fails device N at its tile K + 1:
+# its band is redone on the other device, or the CPU when none is left.
+gpus=$(printf '%s\n' "$version" | sed -n 's/^CUDA: available, \([0-9]*\) device.*/\1/p')
+echo "# CUDA devices: ${gpus:-?}"
+two=0,0
+[ "${gpus:-1}" -ge 2 ] && two=0,1
+# split_test NAME LOG OUT REFERENCE MESSAGE COMMAND...: COMMAND with OUT
+# last, split (the trace says so), MESSAGE (a grep pattern, or "") on
+# its stderr, and within $least dB of REFERENCE.
+least=60
+split_test () {
+  name=$1 log=$2 out=$3 ref=$4 message=$5
+  shift 5
+  if env BM3D_SPLIT_MIN_PIXELS=1 BM3D_CPU_TRACE=1 "$@" "$out" >"$log" 2>&1 \
+     && grep -q "^trace split 2 bands over 2 devices" "$log" \
+     && { [ -z "$message" ] || grep -q "$message" "$log"; }; then
+    agree=$("$bench" --diff "$ref" "$out")
+    echo "# $name: against one device: $agree"
+    p=$(echo "$agree" | awk '{ print $2 }')
+    if [ "$p" = inf ] || le "$least" "$p"; then ok "$name"; else not_ok "$name"; fi
+  else
+    not_ok "$name (the command failed, or did not split or say so)"
+  fi
+  grep -v "^trace" "$log" | show /dev/stdin
+}
+base=$tmp/astronaut-25
+split_test "astronaut sigma 25 in bands on devices $two: one device's result" \
+  "$base-split.log" "$base-split.pfm" "$base-gpu.pfm" "" \
+  "$denoise" --backend cuda --sigma 25 --devices "$two" "$base-noisy.pfm"
+"$denoise" --backend cuda --sigma 25 "$data/astronaut.png" "$tmp/astronaut-u8.png"
+split_test "8-bit astronaut in bands on devices $two (pixels converted on the device): one device's result" \
+  "$tmp/astronaut-u8-split.log" "$tmp/astronaut-u8-split.png" \
+  "$tmp/astronaut-u8.png" "" \
+  "$denoise" --backend cuda --sigma 25 --devices "$two" "$data/astronaut.png"
+base=$tmp/astronaut-10
+"$denoise" --backend cuda --noise camera "$base-noisy.pfm" "$base-camera.pfm"
+split_test "camera noise measured once, then in bands on devices $two: one device's result" \
+  "$base-camera-split.log" "$base-camera-split.pfm" "$base-camera.pfm" "" \
+  "$denoise" --backend cuda --noise camera --devices "$two" "$base-noisy.pfm"
+
+# A device that fails, one image without a split: redone on the CPU.
+base=$tmp/astronaut-25
+name="BM3D_TEST_FAIL_DEVICE=0:0, one device: the CPU redoes it, says so, the CPU's pixels"
+if BM3D_TEST_FAIL_DEVICE=0:0 "$denoise" --backend auto --sigma 25 \
+     --devices 0 "$base-noisy.pfm" "$base-failed.pfm" 2>"$base-failed.log" \
+   && grep -q "^bm3d-denoise: CUDA failed (.*BM3D_TEST_FAIL_DEVICE.*); denoised on the CPU instead" "$base-failed.log" \
+   && cmp -s "$base-failed.pfm" "$base-cpu.pfm"; then
+  ok "$name"
+else
+  not_ok "$name"
+fi
+show "$base-failed.log"
+name="BM3D_TEST_FAIL_DEVICE=0:0, --backend cuda: an error, no output"
+BM3D_TEST_FAIL_DEVICE=0:0 "$denoise" --backend cuda --sigma 25 --devices 0 \
+  "$base-noisy.pfm" "$base-failed-cuda.pfm" 2>"$base-failed-cuda.log"
+rc=$?
+if [ "$rc" = 1 ] && grep -q "BM3D_TEST_FAIL_DEVICE" "$base-failed-cuda.log" \
+   && [ ! -e "$base-failed-cuda.pfm" ]; then
+  ok "$name"
+else
+  not_ok "$name (exit $rc)"
+fi
+show "$base-failed-cuda.log"
+
+# A device that fails in a split: on one GPU (0,0) the CPU takes the
+# band, on two the other device.
+# A band the CPU redid is the CPU's: within 40 dB, as the odd sizes'.
+if [ "$two" = 0,1 ]; then
+  fail=1:0 where="device 0"
+else
+  fail=0:1 where="the CPU" least=40
+fi
+split_test "BM3D_TEST_FAIL_DEVICE=$fail in bands on devices $two: redone on $where, one device's result" \
+  "$base-split-failed.log" "$base-split-failed.pfm" "$base-gpu.pfm" \
+  "^bm3d-denoise: CUDA device [01] failed (.*BM3D_TEST_FAIL_DEVICE.*); its tiles were redone on $where\$" \
+  env BM3D_TEST_FAIL_DEVICE=$fail "$denoise" --backend auto --sigma 25 \
+  --devices "$two" "$base-noisy.pfm"
+
+# A batch: the file whose device failed is redone elsewhere, nothing lost.
+name="a batch with BM3D_TEST_FAIL_DEVICE=$fail on devices $two: every file done, the failure told once"
+mkdir -p "$tmp/batch-in" "$tmp/batch-out"
+for k in 1 2 3 4; do
+  cp "$base-noisy.pfm" "$tmp/batch-in/a$k.pfm"
+done
+if BM3D_TEST_FAIL_DEVICE=$fail "$denoise" --backend auto --sigma 25 \
+     --devices "$two" -o "$tmp/batch-out" "$tmp/batch-in"/a*.pfm \
+     2>"$tmp/batch-failed.log" \
+   && [ "$(grep -c "CUDA device [01] failed (.*BM3D_TEST_FAIL_DEVICE.*); its file was redone on $where" "$tmp/batch-failed.log")" = 1 ]; then
+  batch_ok=1
+  for k in 1 2 3 4; do
+    agree=$("$bench" --diff "$base-gpu.pfm" "$tmp/batch-out/a$k.pfm")
+    echo "# batch a$k: against one device: $agree"
+    p=$(echo "$agree" | awk '{ print $2 }')
+    [ "$p" = inf ] || le 40 "$p" || batch_ok=0
+  done
+  if [ "$batch_ok" = 1 ]; then ok "$name"; else not_ok "$name"; fi
+else
+  not_ok "$name (the command failed or did not say so once)"
+fi
+show "$tmp/batch-failed.log"
+
+# 100 MP RGB in bands: each device still within its memory bound.
+name="100 MP RGB in bands on devices $two: at most 512 MiB a device"
+if [ -n "$quick" ]; then
+  skip "$name" "quick run"
+else
+  "$bench" --sizes 100 --channels 3 --backends cuda --devices "0/$two" \
+    >"$tmp/bench-100mp-split.log" 2>&1
+  show "$tmp/bench-100mp-split.log"
+  dev=$(awk -v set="$two" '$1 !~ /^#/ && $4 == "cuda" && $NF == set \
+          && $0 !~ /fail|skip/ { print $10 }' "$tmp/bench-100mp-split.log")
+  if [ -n "$dev" ] && le "$dev" 512; then
+    ok "$name ($dev MiB)"
+  else
+    not_ok "$name"
+  fi
+fi
 
 # ---- fall-back when no device is visible (2 tests) ----------------------
 in=$tmp/camera-25-noisy.pfm

@@ -21,7 +21,10 @@ bm3d_backend_warm_up (const bm3d_params *params)
 {
   if (params && params->backend == BM3D_BACKEND_CPU)
     return;
-  bm3d_cuda_warm_up (params ? params->device : 0);
+  if (!params)
+    bm3d_cuda_warm_up (0, NULL, 0);
+  else
+    bm3d_cuda_warm_up (params->device, params->devices, params->n_devices);
 }
 
 /* ---- auto: the CPU or the device for a job of known shape ----------

@@ -120,6 +120,30 @@ bm3d_check_noise (const bm3d_params *params, int colour, bm3d_job *job)
   return BM3D_OK;
 }
 
+/* params->devices: BM3D_ALL_DEVICES, none, or a list of ordinals.  */
+static bm3d_status
+check_devices (const bm3d_params *params, bm3d_job *job)
+{
+  if (params->n_devices == BM3D_ALL_DEVICES || params->n_devices == 0)
+    return BM3D_OK;
+  if (params->n_devices < 0 || params->n_devices > BM3D_MAX_DEVICES
+      || !params->devices)
+    {
+      bm3d_job_message (job, "the device list must hold 1 to %d devices "
+                        "(got %d%s)", BM3D_MAX_DEVICES, params->n_devices,
+                        params->devices ? "" : ", and no list");
+      return BM3D_ERR_INVALID_ARGUMENT;
+    }
+  for (int i = 0; i < params->n_devices; i++)
+    if (params->devices[i] < 0)
+      {
+        bm3d_job_message (job, "CUDA device must be 0 or more (device list "
+                          "entry %d is %d)", i, params->devices[i]);
+        return BM3D_ERR_INVALID_ARGUMENT;
+      }
+  return BM3D_OK;
+}
+
 bm3d_status
 bm3d_check_call (const bm3d_image *in, const bm3d_image *out,
                  const bm3d_params *params, bm3d_job *job)
@@ -163,6 +187,15 @@ bm3d_check_call (const bm3d_image *in, const bm3d_image *out,
   if (params->device < 0)
     {
       bm3d_job_message (job, "CUDA device must be 0 or more");
+      return BM3D_ERR_INVALID_ARGUMENT;
+    }
+  if ((status = check_devices (params, job)) != BM3D_OK)
+    return status;
+  if (job->env.test_fail_bad)
+    {
+      bm3d_job_message (job, "BM3D_TEST_FAIL_DEVICE must be DEVICE:TILES, "
+                        "two numbers >= 0 (e.g. 1:3), not '%s'",
+                        job->env.test_fail_text);
       return BM3D_ERR_INVALID_ARGUMENT;
     }
   if (params->threads < 0)

@@ -114,6 +114,24 @@ bm3d_cuda_fail (bm3d_job *job, cudaError_t error, const char *what)
   return status;
 }
 
+/* Tiles each device has begun in this process, counted under its lock
+ * for BM3D_TEST_FAIL_DEVICE.  */
+static long g_tiles_begun[BM3D_CUDA_MAX_DEVICES];
+
+bm3d_status
+bm3d_cuda_tile_begins (bm3d_job *job)
+{
+  bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
+  const long begun = g_tiles_begun[dev->ordinal]++;
+
+  if (!job->env.test_fail_set || job->env.test_fail_device != dev->ordinal
+      || begun < job->env.test_fail_after)
+    return BM3D_OK;
+  /* What a fault in a kernel gives: a sticky error, the device lost.  */
+  return bm3d_cuda_fail (job, cudaErrorLaunchFailure,
+                         "a tile (BM3D_TEST_FAIL_DEVICE)");
+}
+
 static void
 set_why (bm3d_cuda_device *dev, const char *what, cudaError_t e)
 {
@@ -243,10 +261,15 @@ typedef struct
   int             started;   /* a warm-up thread was asked for      */
   int             running;   /* ... and has not finished yet        */
   int             device;
+  /* The devices to start after it, one after the other (n_others
+   * BM3D_ALL_DEVICES: every device), for an image split over them.  */
+  int             others[BM3D_MAX_DEVICES];
+  int             n_others;
 } warm_up_state;
 
 static warm_up_state g_warm = { PTHREAD_MUTEX_INITIALIZER,
-                                PTHREAD_COND_INITIALIZER, 0, 0, 0 };
+                                PTHREAD_COND_INITIALIZER, 0, 0, 0, { 0 },
+                                0 };
 
 /* Set once a device's probe is done (whatever it found): from then on
  * bm3d_cuda_wait_ready () returns without the device's lock, which an
@@ -267,6 +290,23 @@ device_probe_locked (bm3d_cuda_device *dev)
 
 static void warm_up_wait_at_exit (void);
 
+/* The devices beyond the first, in turn (a device's probe is done
+ * once, whoever asks).  */
+static void
+warm_up_others (void)
+{
+  const int all = g_warm.n_others == BM3D_ALL_DEVICES;
+  const int n = all ? bm3d_cuda_device_count () : g_warm.n_others;
+
+  for (int i = 0; i < n; i++)
+    {
+      bm3d_cuda_device *dev = device_at (all ? i : g_warm.others[i]);
+
+      if (dev && dev->ordinal < g_count)
+        device_probe_locked (dev);
+    }
+}
+
 static void *
 warm_up_thread (void *data)
 {
@@ -282,6 +322,7 @@ warm_up_thread (void *data)
   dev = device_at (g_warm.device);
   if (dev)
     device_probe_locked (dev);
+  warm_up_others ();
   pthread_mutex_lock (&g_warm.lock);
   g_warm.running = 0;
   pthread_cond_broadcast (&g_warm.done);
@@ -304,7 +345,7 @@ warm_up_wait_at_exit (void)
 }
 
 extern "C" void
-bm3d_cuda_warm_up (int device)
+bm3d_cuda_warm_up (int device, const int *others, int n_others)
 {
   pthread_attr_t attr;
   pthread_t thread;
@@ -319,6 +360,10 @@ bm3d_cuda_warm_up (int device)
     }
   g_warm.started = 1;
   g_warm.device = device;
+  if (n_others == BM3D_ALL_DEVICES)
+    g_warm.n_others = BM3D_ALL_DEVICES;
+  for (int i = 0; others && i < n_others && i < BM3D_MAX_DEVICES; i++)
+    g_warm.others[g_warm.n_others++] = others[i];
   if (atexit (warm_up_wait_at_exit) == 0
       && pthread_attr_init (&attr) == 0)
     {

@@ -55,6 +55,13 @@ bm3d_status bm3d_cuda_enter (bm3d_job *job, bm3d_cuda_device **dev);
  * state clear for the next call.  Returns `status`.  */
 bm3d_status bm3d_cuda_leave (bm3d_job *job, bm3d_status status);
 
+/* Called as each tile of a whole image begins on the call's device
+ * (cuda_tiled_image.cu): BM3D_OK, or, under the test switch
+ * BM3D_TEST_FAIL_DEVICE=N:K once device N has begun K tiles in this
+ * process, the failure of a device that faults (bm3d_cuda_fail: the
+ * device is unusable from then on).  */
+bm3d_status bm3d_cuda_tile_begins (bm3d_job *job);
+
 static inline bm3d_cuda_device *
 bm3d_cuda_device_of (const bm3d_job *job)
 {

@@ -47,9 +47,9 @@ bm3d_cuda_device_name (int device, char *name, size_t name_len)
 }
 
 void
-bm3d_cuda_warm_up (int device)
+bm3d_cuda_warm_up (int device, const int *others, int n_others)
 {
-  (void) device;
+  (void) device, (void) others, (void) n_others;
 }
 
 double

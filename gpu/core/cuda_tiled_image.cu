@@ -485,16 +485,18 @@ rise_and_fall (bm3d_tile_rect *rect, int n)
  * and fall (sizes 0, 2, 4 .. 5, 3, 1 in growing order), so the last is
  * the second smallest and the ones before it shrink step by step.  */
 static bm3d_tile_rect *
-plan_tiles (int W, int H, int side, int margin, int streamed, int *count)
+plan_tiles (const bm3d_job *job, int W, int H, int side, int streamed,
+            int *count)
 {
-  const int tx = (W + side - 1) / side, ty = (H + side - 1) / side;
-  bm3d_tile_rect *rect = (bm3d_tile_rect *) malloc (sizeof *rect * tx * ty);
+  int tx, ty;
+  bm3d_tile_rect *rect;
 
-  if (!rect)
+  bm3d_job_tile_grid (job, W, H, side, &tx, &ty);
+  if (!(rect = (bm3d_tile_rect *) malloc (sizeof *rect * tx * ty)))
     return NULL;
   for (int iy = 0; iy < ty; iy++)
     for (int ix = 0; ix < tx; ix++)
-      bm3d_tile_rect_for (W, H, side, margin, ix, iy, &rect[iy * tx + ix]);
+      bm3d_job_tile_rect (job, W, H, side, ix, iy, &rect[iy * tx + ix]);
   qsort (rect, (size_t) tx * ty, sizeof *rect, by_area);
   *count = tx * ty;
   if (streamed && *count > 2)
@@ -546,6 +548,8 @@ filter_tile (transfers *t, int k, int colour, float *dev_out,
       bm3d_job_message (job, "cancelled");
       return BM3D_ERR_CANCELLED;
     }
+  if ((status = bm3d_cuda_tile_begins (job)) != BM3D_OK)
+    return status;
   double t0 = bm3d_seconds ();
   if (!wait_for (t, &t->uploads, k + 1))
     return transfer_error (t, job);
@@ -585,24 +589,27 @@ filter_tile (transfers *t, int k, int colour, float *dev_out,
   return BM3D_OK;
 }
 
-/* After the last tile, with the result on the device: into `out`.  */
+/* After the last tile, with the result on the device: the rows the
+ * job writes into `out` (a band's neighbours write the others).  */
 static bm3d_status
 download_result (transfers *t, const float *dev_out, bm3d_job *job)
 {
   bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
   const bm3d_image *out = t->out;
   const size_t row = (size_t) out->width * out->channels * t->value_bytes;
+  int y0, y1;
 
+  bm3d_job_rows (job, out->height, &y0, &y1);
+  char *dst = t->out_data + (size_t) y0 * t->out_pitch;
+  const char *src = (const char *) dev_out + (size_t) y0 * row;
   if (t->up.buf[0] && !t->pinned_out)
     {
-      BM3D_CUDA_CHECK (job, bounce_down (t, &t->up, t->out_data, t->out_pitch,
-                                         (const char *) dev_out, row,
-                                         out->height, dev->stream));
+      BM3D_CUDA_CHECK (job, bounce_down (t, &t->up, dst, t->out_pitch, src,
+                                         row, y1 - y0, dev->stream));
       return BM3D_OK;
     }
-  BM3D_CUDA_CHECK (job, cudaMemcpy2DAsync (t->out_data, t->out_pitch,
-                                           dev_out, row, row, out->height,
-                                           cudaMemcpyDeviceToHost,
+  BM3D_CUDA_CHECK (job, cudaMemcpy2DAsync (dst, t->out_pitch, src, row, row,
+                                           y1 - y0, cudaMemcpyDeviceToHost,
                                            dev->stream));
   BM3D_CUDA_CHECK (job, cudaStreamSynchronize (dev->stream));
   return BM3D_OK;
@@ -744,8 +751,8 @@ bm3d_cuda_tiled_image (const bm3d_image *in, bm3d_image *out, int side,
   /* Benchmarks compare: 0 pins nothing, 3 both images.  */
   if (job->env.cuda_pin_set)
     t.pin = job->env.cuda_pin & (BM3D_CUDA_PIN_IN | BM3D_CUDA_PIN_OUT);
-  t.rect = plan_tiles (in->width, in->height, side, job->margin,
-                       core != NULL, &t.tiles);
+  t.rect = plan_tiles (job, in->width, in->height, side, core != NULL,
+                       &t.tiles);
   if (!t.rect)
     {
       bm3d_job_message (job, "out of memory for the tile plan");

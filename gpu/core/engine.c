@@ -31,33 +31,6 @@
 
 /* ---- backends -------------------------------------------------------- */
 
-/* The host's tiles of `in` (the CPU's, or the device's tile by tile),
- * in camera mode with a level function on a stabilised copy, whose
- * result goes back through the inverse tables.  */
-static bm3d_status
-run_host_tiles (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
-                bm3d_backend backend)
-{
-  const bm3d_algorithm *a = job->algorithm;
-  bm3d_image *stab = NULL;
-  bm3d_status status;
-
-  if (job->vst && !(stab = bm3d_stabilised (in, job->vst->fwd, job)))
-    return BM3D_ERR_OUT_OF_MEMORY;
-  if (backend == BM3D_BACKEND_CUDA)
-    status = bm3d_run_tiled (stab ? stab : in, out, job, a->cuda_tile, NULL,
-                             1, a->cuda_tile_side (job));
-  else
-    status = bm3d_run_tiled (stab ? stab : in, out, job, a->cpu_tile,
-                             a->cpu_tiles,
-                             a->cpu_tiles ? a->cpu_tiles_in_flight (job) : 1,
-                             a->cpu_tile_side (job));
-  bm3d_stabilised_free (stab, job);
-  if (status == BM3D_OK && job->vst)
-    bm3d_vst_apply (out, out, job->vst->inv, job->threads);
-  return status;
-}
-
 /* The host's OpenMP threads wait for more work by spinning a while
  * after each parallel region (libgomp's default: milliseconds), which
  * right after camera mode's estimate took the cores the device's copy
@@ -82,14 +55,9 @@ run_backend (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
   if (backend == BM3D_BACKEND_CUDA)
     {
       release_host_threads ();
-      /* Whole image on the device when it fits: no tiling, colour
-       * transform or stabilising transform on the host.  */
-      bm3d_status status = job->algorithm->cuda_image (in, out, job);
-
-      if (status != BM3D_ERR_NOT_IMPLEMENTED)
-        return status;
+      return bm3d_run_cuda (in, out, job);
     }
-  return run_host_tiles (in, out, job, backend);
+  return bm3d_run_cpu (in, out, job);
 }
 
 int
@@ -117,7 +85,7 @@ cuda_usable (const bm3d_job *job, char *why, size_t why_len)
                 job->params->device, bm3d_cuda_device_count ());
       return 0;
     }
-  return 1;
+  return bm3d_job_devices_exist (job, why, why_len);
 }
 
 /* Run on the backend asked for; under "auto", on the CPU when CUDA is
@@ -415,7 +383,7 @@ bm3d_denoise_on_device (const bm3d_pixels *in, bm3d_pixels *out,
   job.pixels_out = out;
   bm3d_job_wait_for_device (&job);
   report->backend_used = BM3D_BACKEND_CUDA;
-  status = job.algorithm->cuda_image (&fin, &fout, &job);
+  status = bm3d_run_cuda (&fin, &fout, &job);
   free (unclip);
   report->seconds_total = bm3d_seconds () - start;
   return status;

@@ -107,6 +107,23 @@ int         bm3d_isoline_cuda_tile_side (const bm3d_job *job);
 bm3d_status bm3d_isoline_cuda_image     (const bm3d_image *in,
                                          bm3d_image *out, bm3d_job *job);
 
+/* ---- the backends' runs of one image: devices.c ---------------------- */
+/* The CPU backend: the tiler over the algorithm's CPU tiles.  */
+bm3d_status bm3d_run_cpu  (const bm3d_image *in, bm3d_image *out,
+                           bm3d_job *job);
+/* The CUDA backend: the whole image on device params->device (tiled on
+ * the host when the device does not take it whole), or, with several
+ * devices given and an image large enough, in bands over them, a
+ * failed device's band redone on another one or, under "auto", on the
+ * CPU.  With integer pixels (job->pixels_in) BM3D_ERR_NOT_IMPLEMENTED
+ * when a device does not take them.  */
+bm3d_status bm3d_run_cuda (const bm3d_image *in, bm3d_image *out,
+                           bm3d_job *job);
+/* Whether every device of params->devices exists; when not, writes
+ * the reason.  */
+int         bm3d_job_devices_exist (const bm3d_job *job, char *why,
+                                    size_t why_len);
+
 /* ---- the checks of a call: check.c ---------------------------------- */
 /* BM3D_OK when `img` can be read (size, stride, channels), else a
  * one-line message in job's report naming it `what`.  */
@@ -142,10 +159,12 @@ bm3d_status bm3d_denoise_on_device (const bm3d_pixels *in, bm3d_pixels *out,
 int         bm3d_cuda_error_recoverable (bm3d_status status);
 
 /* cuda_device.cu (cuda_none.c: nothing to do, 0 s): start device
- * `device` on a detached thread, once a process; and wait until it is
- * started (by that thread or by this call), returning the seconds
- * waited.  */
-void        bm3d_cuda_warm_up    (int device);
+ * `device`, then the `n_others` at `others` (BM3D_ALL_DEVICES: every
+ * device) one after the other, on a detached thread, once a process;
+ * and wait until one is started (by that thread or by this call),
+ * returning the seconds waited.  */
+void        bm3d_cuda_warm_up    (int device, const int *others,
+                                  int n_others);
 double      bm3d_cuda_wait_ready (int device);
 
 /* engine.c: unless the job runs on the CPU, wait for its device to

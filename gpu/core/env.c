@@ -15,7 +15,9 @@
 
 #include "env.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +39,16 @@ env_int (const char *name)
   return v ? atoi (v) : 0;
 }
 
+/* atol of `name`, 0 when unset or negative.  */
+static long
+atol_or_0 (const char *name)
+{
+  const char *v = getenv (name);
+  long l = v ? atol (v) : 0;
+
+  return l > 0 ? l : 0;
+}
+
 /* BM3D_CUDA_STARTUP_SECONDS: a number >= 0, else not set.  */
 static void
 read_startup_seconds (bm3d_env *env)
@@ -53,6 +65,31 @@ read_startup_seconds (bm3d_env *env)
       env->cuda_startup_set = 1;
       env->cuda_startup_seconds = s;
     }
+}
+
+/* BM3D_TEST_FAIL_DEVICE: "N:K", two decimal numbers >= 0.  */
+static void
+read_test_fail (bm3d_env *env)
+{
+  const char *v = env_value ("BM3D_TEST_FAIL_DEVICE");
+  char *end;
+  long n, k;
+
+  if (!v)
+    return;
+  env->test_fail_set = 1;
+  errno = 0;
+  n = *v >= '0' && *v <= '9' ? strtol (v, &end, 10) : -1;
+  k = n >= 0 && *end == ':' && end[1] >= '0' && end[1] <= '9'
+      ? strtol (end + 1, &end, 10) : -1;
+  if (n < 0 || n >= 1024 || k < 0 || errno || *end != '\0')
+    {
+      env->test_fail_bad = 1;
+      snprintf (env->test_fail_text, sizeof env->test_fail_text, "%s", v);
+      return;
+    }
+  env->test_fail_device = (int) n;
+  env->test_fail_after = k;
 }
 
 void
@@ -78,4 +115,6 @@ bm3d_env_read (bm3d_env *env)
   env->cuda_pin = pin ? atoi (pin) : 0;
   env->cuda_times = getenv ("BM3D_CUDA_TIMES") != NULL;
   env->cuda_stream_side = env_int ("BM3D_CUDA_STREAM_SIDE");
+  read_test_fail (env);
+  env->split_min_pixels = atol_or_0 ("BM3D_SPLIT_MIN_PIXELS");
 }

@@ -43,6 +43,18 @@ typedef struct bm3d_env
   int            cuda_pin;             /* value                         */
   int            cuda_times;           /* BM3D_CUDA_TIMES set           */
   int            cuda_stream_side;     /* BM3D_CUDA_STREAM_SIDE, or 0   */
+  /* BM3D_TEST_FAIL_DEVICE=N:K: device N fails at its tile K + 1 (K
+   * tiles done, counted over the process), as a device that faults.
+   * Set and malformed: test_fail_bad and the text, which every denoise
+   * call refuses.  */
+  int            test_fail_set;
+  int            test_fail_device;
+  long           test_fail_after;
+  int            test_fail_bad;
+  char           test_fail_text[32];
+  /* BM3D_SPLIT_MIN_PIXELS: split images over several devices from this
+   * many pixels (tests split small ones); 0 when unset.  */
+  long           split_min_pixels;
 } bm3d_env;
 
 /* Fill `env` from the environment.  */

@@ -150,6 +150,45 @@ bm3d_tile_rect_for (int width, int height, int side, int margin, int ix,
     t->y1 = t->y0 + BM3D_PATCH;
 }
 
+void
+bm3d_job_rows (const bm3d_job *job, int height, int *y0, int *y1)
+{
+  int windowed = job->rows_y1 > job->rows_y0;
+
+  *y0 = windowed ? job->rows_y0 : 0;
+  *y1 = windowed ? job->rows_y1 : height;
+}
+
+void
+bm3d_job_tile_grid (const bm3d_job *job, int width, int height, int side,
+                    int *tiles_x, int *tiles_y)
+{
+  int y0, y1;
+
+  bm3d_job_rows (job, height, &y0, &y1);
+  *tiles_x = (width + side - 1) / side;
+  *tiles_y = (y1 - y0 + side - 1) / side;
+}
+
+void
+bm3d_job_tile_rect (const bm3d_job *job, int width, int height, int side,
+                    int ix, int iy, bm3d_tile_rect *t)
+{
+  int y0, y1;
+
+  bm3d_job_rows (job, height, &y0, &y1);
+  bm3d_tile_rect_for (width, y1 - y0, side, job->margin, ix, iy, t);
+  if (y0 == 0 && y1 == height)
+    return;
+  /* The core among the rows written; the context from every row.  */
+  t->cy0 += y0;
+  t->cy1 += y0;
+  t->y0 = t->cy0 - job->margin > 0 ? t->cy0 - job->margin : 0;
+  t->y1 = t->cy1 + job->margin < height ? t->cy1 + job->margin : height;
+  if (t->y1 - t->y0 < BM3D_PATCH)
+    t->y1 = t->y0 + BM3D_PATCH;
+}
+
 int
 bm3d_tile_side_aligned (const bm3d_job *job, int side)
 {

@@ -65,6 +65,12 @@ struct bm3d_job
    * that tile sides keep (a reference grid stays aligned).  */
   int                   margin;
   int                   align;
+  /* The rows of the call's `out` it writes, [rows_y0, rows_y1): a
+   * band's core when one image is split over several devices
+   * (devices.c), the rows around it being context only.  Both 0: every
+   * row.  The tile plan (bm3d_job_tile_rect) then starts at rows_y0.  */
+  int                   rows_y0;
+  int                   rows_y1;
 
   /* The algorithm's resolved parameters.  */
   bm3d_profile          bm3d_settings;  /* BM3D's, for the job's sigma    */
@@ -187,6 +193,19 @@ typedef struct
 
 void   bm3d_tile_rect_for (int width, int height, int side, int margin,
                            int ix, int iy, bm3d_tile_rect *t);
+
+/* The rows a job writes in an image `height` rows high (job->rows_y0,
+ * _y1, or all of them): [*y0, *y1).  */
+void   bm3d_job_rows (const bm3d_job *job, int height, int *y0, int *y1);
+
+/* The tile plan of `job` over a width x height image: tiles of `side`
+ * over the rows it writes, `*tiles_x` across and `*tiles_y` down; and
+ * tile (ix, iy) of it, whose read rectangle takes the margin from the
+ * rows around them too.  Without a window, bm3d_tile_rect_for's.  */
+void   bm3d_job_tile_grid (const bm3d_job *job, int width, int height,
+                           int side, int *tiles_x, int *tiles_y);
+void   bm3d_job_tile_rect (const bm3d_job *job, int width, int height,
+                           int side, int ix, int iy, bm3d_tile_rect *t);
 
 /* A tile core side for `job`: `side` rounded down to job->align, and
  * at least three patches.  */

@@ -85,15 +85,17 @@ store_tile_core (const bm3d_planes *p, const bm3d_tile_rect *t, float **dst,
   (void) threads;
 }
 
-/* Inverse colour transform into `out`; alpha copied bit-exact.  */
+/* Inverse colour transform into rows y0 .. y1 - 1 of `out`; alpha
+ * copied bit-exact.  */
 static void
 write_output (const bm3d_image *in, bm3d_image *out, float **planes,
-              int colour, const float (*inv)[3], int threads)
+              int colour, const float (*inv)[3], int y0, int y1,
+              int threads)
 {
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(threads)
 #endif
-  for (int y = 0; y < in->height; y++)
+  for (int y = y0; y < y1; y++)
     {
       const float *src = in->data + (size_t) y * in->stride;
       float *dst = out->data + (size_t) y * out->stride;
@@ -148,7 +150,8 @@ run_tile_group (const bm3d_image *in, bm3d_job *job, bm3d_tile_func func,
                 int n, float **result)
 {
   int colour = in->channels - (in->has_alpha ? 1 : 0);
-  size_t image_px = (size_t) in->width * in->height;
+  int rows_y0, rows_y1;
+  size_t image_px;
   bm3d_planes noisy[BM3D_TILES_IN_FLIGHT_MAX] = { { 0 } };
   bm3d_planes denoised[BM3D_TILES_IN_FLIGHT_MAX] = { { 0 } };
   bm3d_tile_rect t[BM3D_TILES_IN_FLIGHT_MAX];
@@ -156,10 +159,12 @@ run_tile_group (const bm3d_image *in, bm3d_job *job, bm3d_tile_func func,
   bm3d_status status = BM3D_OK;
   double t0;
 
+  bm3d_job_rows (job, in->height, &rows_y0, &rows_y1);
+  image_px = (size_t) in->width * (rows_y1 - rows_y0);
   job->tile_share = 0.0;
   for (int i = 0; i < n; i++)
     {
-      bm3d_tile_rect_for (in->width, in->height, side, job->margin,
+      bm3d_job_tile_rect (job, in->width, in->height, side,
                           (first + i) % tiles_x, (first + i) / tiles_x, &t[i]);
       noisy[i].width = denoised[i].width = t[i].x1 - t[i].x0;
       noisy[i].height = denoised[i].height = t[i].y1 - t[i].y0;
@@ -218,10 +223,10 @@ bm3d_run_tiled (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
   float *result[BM3D_MAX_CHANNELS] = { NULL };
   size_t image_px = (size_t) in->width * in->height;
   bm3d_status status = BM3D_OK;
-  int tiles_x, tiles_y, count;
+  int tiles_x, tiles_y, count, rows_y0, rows_y1;
 
-  tiles_x = (in->width + side - 1) / side;
-  tiles_y = (in->height + side - 1) / side;
+  bm3d_job_tile_grid (job, in->width, in->height, side, &tiles_x, &tiles_y);
+  bm3d_job_rows (job, in->height, &rows_y0, &rows_y1);
   count = tiles_x * tiles_y;
   if (!tiles || in_flight < 1)
     in_flight = 1;
@@ -246,7 +251,7 @@ bm3d_run_tiled (const bm3d_image *in, bm3d_image *out, bm3d_job *job,
       double t0 = bm3d_seconds ();
 
       write_output (in, out, result, colour, bm3d_job_colour_inv (job),
-                    job->threads);
+                    rows_y0, rows_y1, job->threads);
       bm3d_job_trace (job, "stage write_output %.3f ms",
                       1e3 * (bm3d_seconds () - t0));
       /* tile_base is already 1 here: report exactly 1, not 1 + share.  */
