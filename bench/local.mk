@@ -58,6 +58,8 @@ bench_bm3d_batch_photos_LDADD = $(IMAGE_IO_LIBS) gpu/libbm3d.a $(CUDA_LIBS) \
 	$(OPENMP_CFLAGS) -lm
 EXTRA_DIST += bench/batch-bench.sh bench/camera-sweep.sh bench/user-wait.sh \
 	bench/auto-backend.sh
+# Camera mode beside G'MIC's denoise and OpenCV's NL-means (issue 35).
+EXTRA_DIST += bench/peer-camera.sh
 
 # The engine call of the dialog's preview, per mode and backend (no GIMP).
 noinst_PROGRAMS += bench/bm3d-preview-bench
