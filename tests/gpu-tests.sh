@@ -480,9 +480,13 @@ split_test "camera noise measured once, then in bands on devices $two: one devic
   "$denoise" --backend cuda --noise camera --devices "$two" "$base-noisy.pfm"
 
 # A device that fails, one image without a split: redone on the CPU.
+# Under auto, an image this small would go to the CPU at once (its time
+# below the device's start-up): BM3D_CUDA_STARTUP_SECONDS=0 sends it to
+# the device, as a large one goes.
 base=$tmp/astronaut-25
 name="BM3D_TEST_FAIL_DEVICE=0:0, one device: the CPU redoes it, says so, the CPU's pixels"
-if BM3D_TEST_FAIL_DEVICE=0:0 "$denoise" --backend auto --sigma 25 \
+if BM3D_CUDA_STARTUP_SECONDS=0 BM3D_TEST_FAIL_DEVICE=0:0 \
+     "$denoise" --backend auto --sigma 25 \
      --devices 0 "$base-noisy.pfm" "$base-failed.pfm" 2>"$base-failed.log" \
    && grep -q "^bm3d-denoise: CUDA failed (.*BM3D_TEST_FAIL_DEVICE.*); denoised on the CPU instead" "$base-failed.log" \
    && cmp -s "$base-failed.pfm" "$base-cpu.pfm"; then
@@ -514,8 +518,8 @@ fi
 split_test "BM3D_TEST_FAIL_DEVICE=$fail in bands on devices $two: redone on $where, one device's result" \
   "$base-split-failed.log" "$base-split-failed.pfm" "$base-gpu.pfm" \
   "^bm3d-denoise: CUDA device [01] failed (.*BM3D_TEST_FAIL_DEVICE.*); its tiles were redone on $where\$" \
-  env BM3D_TEST_FAIL_DEVICE=$fail "$denoise" --backend auto --sigma 25 \
-  --devices "$two" "$base-noisy.pfm"
+  env BM3D_CUDA_STARTUP_SECONDS=0 BM3D_TEST_FAIL_DEVICE=$fail \
+  "$denoise" --backend auto --sigma 25 --devices "$two" "$base-noisy.pfm"
 
 # A batch: the file whose device failed is redone elsewhere, nothing lost.
 name="a batch with BM3D_TEST_FAIL_DEVICE=$fail on devices $two: every file done, the failure told once"
