@@ -13,23 +13,26 @@
 # the Free Software Foundation; either version 3 of the License, or
 # (at your option) any later version.
 #
-#   bench/batch-bench.sh [--small] [--backend auto|cpu|cuda]
+#   bench/batch-bench.sh [--small] [--count N] [--backend auto|cpu|cuda]
 #                        [--sigma S] [--keep DIR] BUILD_DIR
 #
 # The photos are made from the repository's own images (tests/data and
 # data/sample.png) by bench/bm3d-batch-photos: 24 different 4000x3000
 # RGB photos (cropped, mirrored, upscaled, tinted, each with its own
 # noise, sigma 20), as JPEG quality 95 and as PNG.  --small makes 6 of
-# 800x600 instead, for a CPU.  With more than one CUDA device visible,
+# 800x600 instead, for a CPU; --count N makes N (96 shows two devices'
+# pace better: 24 photos leave the second device's start-up and the
+# last photos' tail a large share).  With more than one CUDA device visible,
 # the folders are also run with --devices 0 and with every device.
 set -euo pipefail
 
-small=0 backend=auto sigma=20 keep=
+small=0 backend=auto sigma=20 keep= count=
 while [ $# -gt 1 ]; do
   case $1 in
     --small) small=1; shift ;;
     --backend) backend=$2; shift 2 ;;
     --sigma) sigma=$2; shift 2 ;;
+    --count) count=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
@@ -41,7 +44,10 @@ cmd=$build/cli/bm3d-denoise
 photos=$build/bench/bm3d-batch-photos
 [ -x "$cmd" ] && [ -x "$photos" ] || { echo "build $build first" >&2; exit 1; }
 
-if [ "$small" = 1 ]; then count=6 size=800x600; else count=24 size=4000x3000; fi
+if [ "$small" = 1 ]; then size=800x600; else size=4000x3000; fi
+if [ -z "$count" ]; then
+  if [ "$small" = 1 ]; then count=6; else count=24; fi
+fi
 if [ -n "$keep" ]; then
   work=$keep; mkdir -p "$work"
 else
