@@ -211,14 +211,30 @@ lap (StageTimes *times)
   return seconds;
 }
 
-/* An environment switch: docs/environment.md lists them all.  */
+/* The rows of the final run's strips over `area`: STRIP_ROWS, or the
+ * environment switch BM3D_STRIP_ROWS (docs/environment.md lists them
+ * all).  Where the engine may spread a strip over several GPUs (two or
+ * more usable, the CPU not asked for), a strip holds at least
+ * BM3D_SPLIT_MIN_PIXELS, the least the engine splits: a 100 MP photo
+ * then runs in four strips, each on every GPU, where strips of 1024 rows
+ * would each run on one.  The memory then follows that many pixels
+ * rather than the width.  */
 static gint
-strip_rows (void)
+strip_rows (const GeglRectangle *area, const bm3d_params *params)
 {
   const gchar *rows = g_getenv ("BM3D_STRIP_ROWS");
   gint64       n = rows ? g_ascii_strtoll (rows, NULL, 10) : 0;
 
-  return n > 0 && n <= G_MAXINT ? (gint) n : STRIP_ROWS;
+  if (n > 0 && n <= G_MAXINT)
+    return (gint) n;
+  if (params->backend != BM3D_BACKEND_CPU && area->width > 0
+      && bm3d_cuda_device_count () >= 2)
+    {
+      n = ((gint64) BM3D_SPLIT_MIN_PIXELS + area->width - 1) / area->width;
+      if (n > STRIP_ROWS)
+        return (gint) MIN (n, G_MAXINT);
+    }
+  return STRIP_ROWS;
 }
 
 /* Sigma 0: the noise level of the middle of `area`, at most
@@ -323,7 +339,7 @@ denoise_in_strips (GeglBuffer          *source,
 {
   ProgressState  progress = { 0.0, 0.0, 0.0 };
   GeglRectangle  strip = *area;
-  gint           rows = strip_rows ();
+  gint           rows = strip_rows (area, params);
   gint           end = area->y + area->height;
   gboolean       ok = TRUE;
   /* One input and one output serve every strip, made for the largest
