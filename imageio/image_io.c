@@ -417,6 +417,19 @@ io_set_icc (Image *img, const void *data, size_t len)
                     &img->meta.icc_dropped, data, len);
 }
 
+char *
+io_copy_text (const unsigned char *text, size_t len)
+{
+  char *copy = malloc (len + 1);
+
+  if (copy)
+    {
+      memcpy (copy, text, len);
+      copy[len] = '\0';
+    }
+  return copy;
+}
+
 int
 io_set_exif (Image *img, const void *data, size_t len)
 {

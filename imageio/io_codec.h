@@ -100,6 +100,10 @@ int       io_colour        (const Image *img);
 /* Has the write been interrupted?  */
 int       io_cancelled     (const ImageWriteOptions *options);
 
+/* A NUL-terminated copy of `len` bytes of a file's text (a comment, an
+ * XMP packet), or NULL when out of memory.  */
+char     *io_copy_text     (const unsigned char *text, size_t len);
+
 /* Takes a copy of `len` bytes as the image's ICC profile or EXIF block;
  * empty or oversized blocks are ignored.  Returns 0, or -1 when out of
  * memory.  */

@@ -85,19 +85,6 @@ set_unkept (ImageJpegMarkers *m, const char *what)
     snprintf (m->unkept, sizeof m->unkept, "%s", what);
 }
 
-static char *
-copy_text (const unsigned char *text, size_t len)
-{
-  char *copy = malloc (len + 1);
-
-  if (copy)
-    {
-      memcpy (copy, text, len);
-      copy[len] = '\0';
-    }
-  return copy;
-}
-
 /* One segment's `data` of `len` bytes.  Returns 0, or -1 out of memory.  */
 static int
 read_segment (ImageJpegMarkers *m, int marker, const unsigned char *data,
@@ -144,7 +131,7 @@ read_segment (ImageJpegMarkers *m, int marker, const unsigned char *data,
     {
       if (m->comment)
         set_unkept (m, "COM");
-      else if (! (m->comment = copy_text (data, len)))
+      else if (! (m->comment = io_copy_text (data, len)))
         return -1;
     }
   else if (marker == 0xe1)                      /* APP1 */
@@ -154,8 +141,8 @@ read_segment (ImageJpegMarkers *m, int marker, const unsigned char *data,
       else if (len >= XMP_HEADER_LEN && ! m->xmp
                && memcmp (data, XMP_HEADER, XMP_HEADER_LEN) == 0)
         {
-          if (! (m->xmp = copy_text (data + XMP_HEADER_LEN,
-                                     len - XMP_HEADER_LEN)))
+          if (! (m->xmp = io_copy_text (data + XMP_HEADER_LEN,
+                                        len - XMP_HEADER_LEN)))
             return -1;
         }
       else

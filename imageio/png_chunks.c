@@ -70,19 +70,6 @@ utf8_of_latin1 (const unsigned char *text, size_t len)
   return utf8;
 }
 
-static char *
-copy_text (const unsigned char *text, size_t len)
-{
-  char *copy = malloc (len + 1);
-
-  if (copy)
-    {
-      memcpy (copy, text, len);
-      copy[len] = '\0';
-    }
-  return copy;
-}
-
 static void
 set_unkept (ImagePngChunks *chunks, const char *name)
 {
@@ -137,7 +124,7 @@ read_text (ImagePngChunks *chunks, const char *name,
     }
   if (*field)       /* GIMP's loader takes the first comment */
     return 0;
-  *field = itxt ? copy_text (text, end - text)
+  *field = itxt ? io_copy_text (text, end - text)
                 : utf8_of_latin1 (text, end - text);
   return *field ? 0 : -1;
 }
