@@ -210,6 +210,31 @@ make_file_list ()
   cp -p "$work/in/"* "$work/keep/"
 }
 
+# The files procedures' inputs that tell imageio's path from GIMP's,
+# from make_inputs (python3 needed): $work/in3 holds d.png (a wide-gamut
+# profile, read by imageio), e.png (a Title chunk) and f.png (EXIF
+# orientation 6), both left to GIMP's loader; and when the command
+# writes JPEG, g.jpg (quality 87, 4:2:0) and h.jpg (the same with an
+# APP3 marker the reader does not keep), listed in $jpegs.  Also makes
+# $work/out3 and $work/single3 for their results.
+make_reader_inputs ()
+{
+  mkdir -p "$work/in3" "$work/out3" "$work/single3"
+  python3 "$top_srcdir/tests/gimp-saved.py" with-profile \
+    "$work/noisy-rgb.png" "$work/in3/d.png" || exit 1
+  python3 "$top_srcdir/tests/gimp-saved.py" with-title \
+    "$work/noisy-rgb.png" "$work/in3/e.png" || exit 1
+  python3 "$top_srcdir/tests/gimp-saved.py" with-turn \
+    "$work/noisy-rgb.png" "$work/in3/f.png" || exit 1
+  jpegs=
+  if "$command" --convert --quality 87 "$work/noisy-rgb.png" \
+       "$work/in3/g.jpg" 2> /dev/null; then
+    python3 "$top_srcdir/tests/gimp-saved.py" with-app3 "$work/in3/g.jpg" \
+      "$work/in3/h.jpg" || exit 1
+    jpegs="$work/in3/g.jpg $work/in3/h.jpg"
+  fi
+}
+
 # A Scheme list of the strings given: (list "A" "B" ...).
 scheme_list ()
 {

@@ -32,22 +32,7 @@ cp "$work/noisy-gray.png" "$work/in2/a.png"
 # An output that cannot be written: a folder holds its name.
 mkdir -p "$work/out4/a.png"
 command -v python3 > /dev/null 2>&1 || skip_all "python3 not found"
-mkdir -p "$work/in3" "$work/out3" "$work/single3"
-python3 "$top_srcdir/tests/gimp-saved.py" with-profile "$work/noisy-rgb.png" \
-  "$work/in3/d.png" || exit 1
-python3 "$top_srcdir/tests/gimp-saved.py" with-title "$work/noisy-rgb.png" \
-  "$work/in3/e.png" || exit 1
-python3 "$top_srcdir/tests/gimp-saved.py" with-turn "$work/noisy-rgb.png" \
-  "$work/in3/f.png" || exit 1
-# A JPEG (quality 87, 4:2:0), and the same with a marker the reader does
-# not keep: the two paths' results of the same pixels.
-jpegs=
-if "$command" --convert --quality 87 "$work/noisy-rgb.png" "$work/in3/g.jpg" \
-     2> /dev/null; then
-  python3 "$top_srcdir/tests/gimp-saved.py" with-app3 "$work/in3/g.jpg" \
-    "$work/in3/h.jpg" || exit 1
-  jpegs="$work/in3/g.jpg $work/in3/h.jpg"
-fi
+make_reader_inputs
 # The batch's times lines say who read each file.
 export BM3D_PLUGIN_TIMES=1
 
