@@ -34,15 +34,23 @@ if [ "$rc" -ne 0 ]; then
   exit 1
 fi
 
+# NAME FILE: ok when the last run succeeded and wrote --backend cpu's
+# pixels to FILE; else not ok, with its messages.
+as_cpu ()
+{
+  if [ "$rc" -eq 0 ] && cmp -s "$2" "$o/cpu.pfm"; then
+    ok "$1"
+  else
+    not_ok "$1"
+    printf '%s\n' "$err" | sed 's/^/# /'
+  fi
+}
+
 # ---- --devices for one image
 for list in 0 0,1 0,0 3,1,2; do
   run "$cmd" -s 20 --devices "$list" "$o/noisy.pfm" "$o/dev.pfm"
-  if [ "$rc" -eq 0 ] && cmp -s "$o/dev.pfm" "$o/cpu.pfm"; then
-    ok "--devices $list, one image, no GPU: --backend cpu's pixels"
-  else
-    not_ok "--devices $list, one image, no GPU: --backend cpu's pixels"
-    printf '%s\n' "$err" | sed 's/^/# /'
-  fi
+  as_cpu "--devices $list, one image, no GPU: --backend cpu's pixels" \
+    "$o/dev.pfm"
 done
 expect_error 2 'CUDA backend' "--devices with --backend cpu, one image: exit 2" \
   "$cmd" --backend cpu --devices 0,1 "$o/noisy.pfm" "$o/never.pfm"
@@ -50,12 +58,8 @@ expect_error 2 'invalid device list' "--devices 0,,1, one image: exit 2" \
   "$cmd" --devices 0,,1 "$o/noisy.pfm" "$o/never.pfm"
 mkdir "$o/batch"
 run "$cmd" -s 20 --devices 0,0 -o "$o/batch" "$o/noisy.pfm"
-if [ "$rc" -eq 0 ] && cmp -s "$o/batch/noisy.pfm" "$o/cpu.pfm"; then
-  ok "--devices 0,0 in a batch: accepted, --backend cpu's pixels"
-else
-  not_ok "--devices 0,0 in a batch: accepted, --backend cpu's pixels"
-  printf '%s\n' "$err" | sed 's/^/# /'
-fi
+as_cpu "--devices 0,0 in a batch: accepted, --backend cpu's pixels" \
+  "$o/batch/noisy.pfm"
 if "$cmd" --help | grep -q 'a single image of 32 megapixels'; then
   ok "--help says a large image spreads over the devices"
 else
@@ -77,20 +81,11 @@ fi
 for value in 0:0 1:5; do
   run env BM3D_TEST_FAIL_DEVICE=$value "$cmd" -s 20 --devices 0,1 \
     "$o/noisy.pfm" "$o/fail.pfm"
-  if [ "$rc" -eq 0 ] && cmp -s "$o/fail.pfm" "$o/cpu.pfm"; then
-    ok "BM3D_TEST_FAIL_DEVICE=$value without a GPU: no matter"
-  else
-    not_ok "BM3D_TEST_FAIL_DEVICE=$value without a GPU: no matter"
-    printf '%s\n' "$err" | sed 's/^/# /'
-  fi
+  as_cpu "BM3D_TEST_FAIL_DEVICE=$value without a GPU: no matter" "$o/fail.pfm"
 done
 rm -f "$o/batch/noisy.pfm"
 run env BM3D_TEST_FAIL_DEVICE=0:0 "$cmd" -s 20 -o "$o/batch" "$o/noisy.pfm"
-if [ "$rc" -eq 0 ] && cmp -s "$o/batch/noisy.pfm" "$o/cpu.pfm"; then
-  ok "BM3D_TEST_FAIL_DEVICE=0:0 in a batch without a GPU: no matter"
-else
-  not_ok "BM3D_TEST_FAIL_DEVICE=0:0 in a batch without a GPU: no matter"
-  printf '%s\n' "$err" | sed 's/^/# /'
-fi
+as_cpu "BM3D_TEST_FAIL_DEVICE=0:0 in a batch without a GPU: no matter" \
+  "$o/batch/noisy.pfm"
 
 finish
