@@ -47,6 +47,19 @@ W, H = images.W, images.H
 
 # ---- the metadata blocks --------------------------------------------------
 
+def icc_header(size):
+    """The 128-byte header of an ICC v2.1 RGB display profile of `size`
+    bytes (PCS XYZ, D50 illuminant)."""
+    header = struct.pack(">I4sI4s4s4s12s4s4sI4sI8sI12s4s16s28s",
+                         size, b"none", 0x02100000, b"mntr", b"RGB ",
+                         b"XYZ ", b"\0" * 12, b"acsp", b"APPL", 0,
+                         b"none", 0, b"\0" * 8, 0,
+                         struct.pack(">iii", 0xF6D6, 0x10000, 0xD32D),
+                         b"none", b"\0" * 16, b"\0" * 28)
+    assert len(header) == 128
+    return header
+
+
 def icc_profile(size=70000):
     """A well-formed RGB display profile of `size` bytes (over one JPEG
     marker's capacity, so the JPEG writer must split it)."""
@@ -56,13 +69,7 @@ def icc_profile(size=70000):
     body[:len(text)] = text
     for i in range(len(text), len(body)):
         body[i] = (i * 7) & 0xff
-    header = struct.pack(">I4sI4s4s4s12s4s4sI4sI8sI12s4s16s28s",
-                         size, b"none", 0x02100000, b"mntr", b"RGB ",
-                         b"XYZ ", b"\0" * 12, b"acsp", b"APPL", 0,
-                         b"none", 0, b"\0" * 8, 0,
-                         struct.pack(">iii", 0xF6D6, 0x10000, 0xD32D),
-                         b"none", b"\0" * 16, b"\0" * 28)
-    assert len(header) == 128
+    header = icc_header(size)
     tags = struct.pack(">I4sII", 1, b"cprt", tag_offset, size - tag_offset)
     return header + tags + bytes(body)
 

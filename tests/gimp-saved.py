@@ -230,13 +230,8 @@ def matrix_profile():
         table += struct.pack(">4sII", name, offset + len(body), len(data))
         body += data
     size = offset + len(body)
-    header = struct.pack(">I4sI4s4s4s12s4s4sI4sI8sI12s4s16s28s",
-                         size, b"none", 0x02100000, b"mntr", b"RGB ",
-                         b"XYZ ", b"\0" * 12, b"acsp", b"APPL", 0,
-                         b"none", 0, b"\0" * 8, 0,
-                         struct.pack(">iii", 0xF6D6, 0x10000, 0xD32D),
-                         b"none", b"\0" * 16, b"\0" * 28)
-    return header + struct.pack(">I", len(tags)) + table + body
+    return (files.icc_header(size) + struct.pack(">I", len(tags)) + table
+            + body)
 
 
 def with_chunk(src, dst, extra):
