@@ -454,6 +454,11 @@ camera_profile (const Options *opt, const bm3d_image *in,
         cli_message ("noise profile (%s): level %.2f",
                  opt->profile_in ? opt->profile_in : "estimated",
                  (double) luma);
+      if (profile->has_fine)
+        cli_message ("finest scale: sigma %.2f, kurtosis %.2f (2.8: "
+                     "Gaussian grain; a camera's processing leaves it "
+                     "sparse, higher)", (double) profile->sigma_fine,
+                 (double) profile->fine_kurtosis);
     }
   return 0;
 }
@@ -543,8 +548,9 @@ run_denoise (const Options *opt)
                  (double) sigma, (double) report.sigma_fine,
                  report.seconds_total);
       else if (opt->verbose)
-        cli_message ("estimated noise level: sigma %.2f (%.3f s)",
-                 (double) sigma, report.seconds_total);
+        cli_message ("estimated noise level: sigma %.2f (finest scale's "
+                 "kurtosis %.2f; %.3f s)", (double) sigma,
+                 (double) report.fine_kurtosis, report.seconds_total);
       /* A clean image estimates to (almost) nothing: still denoise, at
        * the least level the engine takes.  */
       params.sigma = sigma > 0.1f ? sigma : 0.1f;

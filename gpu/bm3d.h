@@ -193,6 +193,10 @@ typedef struct
    * 0 in profiles read from files or made by hand: the call reads it.  */
   int    has_fine;
   float  sigma_fine;
+  /* With has_fine: how sparse that finest scale is (the kurtosis of
+   * its DCT coefficients per patch: 2.8 for Gaussian noise or grain,
+   * higher for what a camera's noise reduction and JPEG leave).  */
+  float  fine_kurtosis;
 } bm3d_noise_profile;
 
 /* What params->noise selects.  */
@@ -326,8 +330,12 @@ typedef struct
   /* bm3d_estimate_sigma () and an estimated noise profile: the white
    * estimator's reading at the finest scale, and whether the noise read
    * as a photograph's processed noise (next to none at that scale, most
-   * of its power coarse), whose sigma comes from its profile instead.  */
+   * of its power coarse), whose sigma comes from its profile instead.
+   * fine_kurtosis: how sparse that finest scale is (2.8 for Gaussian
+   * noise or grain; what a camera's noise reduction and JPEG leave reads
+   * higher, and only such noise is read as processed).  */
   float         sigma_fine;
+  float         fine_kurtosis;
   int           processed_noise;
   /* Camera noise: the estimate found no block it could measure (the
    * photograph all clipped or flat), or found that its flattest blocks

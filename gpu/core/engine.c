@@ -456,7 +456,7 @@ bm3d_estimate_sigma (const bm3d_image *in, const bm3d_params *params,
   bm3d_report scratch;
   bm3d_job job;
   bm3d_status status;
-  float white = 0.0f;
+  float white = 0.0f, kurtosis = 0.0f;
   double start = bm3d_seconds ();
 
   if (!report)
@@ -483,9 +483,9 @@ bm3d_estimate_sigma (const bm3d_image *in, const bm3d_params *params,
    * reads 0.23 where the best white sigma is 10 to 30.  For such noise
    * the white sigma that suits it comes from its profile, as camera
    * mode's does (BENCHMARKS.md, "Real photographs").  */
-  status = bm3d_estimate_cpu (in, &job, &white);
+  status = bm3d_estimate_cpu (in, &job, &white, &kurtosis);
   if (status == BM3D_OK)
-    status = bm3d_photo_sigma (in, &job, &white);
+    status = bm3d_photo_sigma (in, &job, &white, kurtosis);
   if (status == BM3D_OK)
     *sigma = white;
   report->seconds_total = bm3d_seconds () - start;

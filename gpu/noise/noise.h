@@ -29,10 +29,10 @@ extern "C" {
  * profile's levels raised (photo_noise.c says why), other noise 1.  */
 bm3d_status bm3d_photo_gain   (const bm3d_image *in, bm3d_job *job);
 /* bm3d_estimate_sigma ()'s second step: `*sigma`, the finest scale's
- * white sigma of `in`, becomes a photograph's when the profile says
- * its noise is processed.  */
+ * white sigma of `in` (its band's kurtosis `kurtosis`), becomes a
+ * photograph's when the profile says its noise is processed.  */
 bm3d_status bm3d_photo_sigma  (const bm3d_image *in, bm3d_job *job,
-                               float *sigma);
+                               float *sigma, float kurtosis);
 /* The profile of `in` (at least 32x32) for a job of its parameters;
  * `share` is the part of the call's progress it takes.  */
 bm3d_status bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
@@ -45,9 +45,11 @@ void        bm3d_noise_profile_tables (bm3d_job *job, float chroma_scale);
 
 /* ---- noise estimation: noise_estimate.c ----------------------------- */
 /* The noise deviation of `in` (checked by the caller), on the luminance
- * the engine matches on for colour, in the channels' units.  */
+ * the engine matches on for colour, in the channels' units; and, when
+ * `kurtosis` is not NULL, how sparse the measured band is (2.8 for
+ * Gaussian noise, up to 28; see noise_estimate.c).  */
 bm3d_status bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job,
-                               float *sigma);
+                               float *sigma, float *kurtosis);
 
 /* ---- noise profiles: noise_profile_estimate.c ------------------------ */
 /* Estimate the profile of `in` (checked by the caller, at least

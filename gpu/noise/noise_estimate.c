@@ -53,6 +53,16 @@
  * The result estimates the image's whole white-noise level: a "clean"
  * photograph with grain of its own adds it (see BENCHMARKS.md).
  *
+ * Beside the level, the call can give how sparse the noise band is in
+ * the kept patches (band_kurtosis ()): each patch's kurtosis over its
+ * 28 coefficients, sum c^4 / 28 over (sum c^2 / 28)^2, averaged.  It
+ * needs no noise level and no brightness model: each patch is its own
+ * scale.  Gaussian noise, white or grain, gives 2.8 (28 times the mean
+ * square of a Beta(1/2, 27/2) variable); what a camera's noise
+ * reduction and JPEG leave at the finest scale is sparse, most
+ * coefficients rounded to 0 and a few kept, and reads higher
+ * (photo_noise.c, is_processed ()).
+ *
  * Images up to EST_SAMPLE_PIXELS pixels (512x512) are read whole; bigger
  * ones are sampled: as many pixels, in tiles spread over the image on a
  * regular grid, so time and memory are
@@ -399,6 +409,7 @@ typedef struct
    * patches, for b < blocks_ready; filled as far as measure () needs.  */
   double         *prefix;
   uint32_t        blocks_ready;
+  uint32_t        kept;       /* patches the last measure () read        */
 } est_pool;
 
 static const float *
@@ -418,6 +429,7 @@ measure (est_pool *pool, uint32_t m)
   double v[EST_HIGH_COUNT];
   uint32_t b = m / EST_BLOCK;
 
+  pool->kept = m;
   while (pool->blocks_ready <= b)
     {
       uint32_t next = pool->blocks_ready;
@@ -467,6 +479,38 @@ measure (est_pool *pool, uint32_t m)
       v[i] = x;
     }
   return v[EST_ORDER];
+}
+
+/* The noise band's kurtosis per patch, averaged over the patches the
+ * last measure () kept (see the top of this file).  A patch whose band
+ * is all 0 has none; when they are half of the kept patches or more,
+ * the band is as sparse as it can be: EST_HIGH_COUNT, all of a
+ * patch's energy in one coefficient.  */
+static double
+band_kurtosis (const est_pool *pool)
+{
+  double k = 0.0;
+  uint32_t used = 0;
+
+  for (uint32_t i = 0; i < pool->kept; i++)
+    {
+      const float *h = band_of (pool, i);
+      double sum = 0.0, squares = 0.0;
+
+      for (int j = 0; j < EST_HIGH_COUNT; j++)
+        {
+          sum += h[j];
+          squares += (double) h[j] * h[j];
+        }
+      if (sum > 0.0)
+        {
+          k += squares / (sum * sum);
+          used++;
+        }
+    }
+  if (2 * used <= pool->kept)
+    return EST_HIGH_COUNT;
+  return EST_HIGH_COUNT * k / used;
 }
 
 /* Sorted patches, of the first `n`, whose texture energy is below
@@ -557,7 +601,8 @@ build_pool (est_pool *pool, const est_planes *pl, uint32_t patches,
 /* ---- bm3d_estimate_cpu ----------------------------------------------- */
 
 bm3d_status
-bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma)
+bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma,
+                   float *kurtosis)
 {
   int colour = in->channels - (in->has_alpha ? 1 : 0) == 3;
   double gain = colour ? bm3d_colour_noise_gain[0] : 1.0;
@@ -574,7 +619,7 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma)
   int n_regions, rows = 0, clipping, threads;
   bm3d_status status = BM3D_OK;
   est_pool pool = { 0 };
-  double s;
+  double s, k;
 
   if (in->width < EST_PATCH || in->height < EST_PATCH)
     {
@@ -697,6 +742,7 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma)
   /* The luminance's noise is sigma times the norm of its row of the
    * colour transform: back to the channels' sigma.  */
   s = sqrt (select_and_measure (&pool)) / gain;
+  k = band_kurtosis (&pool);
 
   /* Clipped values (more than one in a thousand): again without the
    * patches near the clipping levels, until the pool stops changing.
@@ -720,9 +766,12 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma)
             break;
           previous = pool.count;
           s = sqrt (select_and_measure (&pool)) / gain;
+          k = band_kurtosis (&pool);
         }
     }
   *sigma = s < BM3D_SIGMA_MAX ? (float) s : BM3D_SIGMA_MAX;
+  if (kurtosis)
+    *kurtosis = (float) k;
   goto done;
 
 out_of_memory:
