@@ -455,7 +455,7 @@ camera_profile (const Options *opt, const bm3d_image *in,
                  opt->profile_in ? opt->profile_in : "estimated",
                  (double) luma);
       if (profile->has_fine)
-        cli_message ("finest scale: sigma %.2f, kurtosis %.2f (2.8: "
+        cli_message ("finest scale: level %.2f, kurtosis %.2f (2.8: "
                      "Gaussian grain; a camera's processing leaves it "
                      "sparse, higher)", (double) profile->sigma_fine,
                  (double) profile->fine_kurtosis);
