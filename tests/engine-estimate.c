@@ -166,13 +166,10 @@ accuracy_case (const char *file, const Image *clean, float *noisy,
                  : noisy[i] > 255.0f ? 255.0f : rintf (noisy[i]);
   status = estimate (&v, 0, &est, &report);
   ok = status == BM3D_OK && fabs (est - sigma) <= tolerance (sigma);
-  printf ("%sok %d - %s%s sigma %g: estimate %.3f (error %+.3f, tolerance "
-          "%.2f) in %.1f ms%s%s\n", ok ? "" : "not ", ++tap_count, file,
-          eight_bit ? " 8-bit" : "", sigma, (double) est, est - sigma,
-          tolerance (sigma), report.seconds_total * 1e3,
-          !ok && known ? " # TODO " : "", !ok && known ? known->why : "");
-  if (!ok && !known)
-    tap_failed++;
+  tap_ok_todo (ok, known ? known->why : NULL, "%s%s sigma %g: estimate "
+               "%.3f (error %+.3f, tolerance %.2f) in %.1f ms", file,
+               eight_bit ? " 8-bit" : "", sigma, (double) est, est - sigma,
+               tolerance (sigma), report.seconds_total * 1e3);
   if (status != BM3D_OK)
     tap_diag ("%s", report.message);
 
@@ -227,14 +224,10 @@ accuracy_on (const char *dir, const char *file, uint64_t seed_base,
      * sigma for it.  */
     {
       const read_processed_case *known = reads_processed (file);
-      int ok = !report.processed_noise;
 
-      printf ("%sok %d - %s, clean: not read as processed noise "
-              "(estimate %.3f)%s%s\n", ok ? "" : "not ", ++tap_count, file,
-              (double) whole, !ok && known ? " # TODO " : "",
-              !ok && known ? known->why : "");
-      if (!ok && !known)
-        tap_failed++;
+      tap_ok_todo (!report.processed_noise, known ? known->why : NULL,
+                   "%s, clean: not read as processed noise (estimate %.3f)",
+                   file, (double) whole);
     }
   }
 
