@@ -74,6 +74,17 @@ psnr_of () {
   "$bench" --diff "$1" "$2" | awk '{ print $2 }'
 }
 
+# cpu_gpu_psnr BASE REFERENCE LABEL: the PSNR of BASE-cpu.pfm and of
+# BASE-gpu.pfm against REFERENCE into p_cpu and p_gpu, their gap into d,
+# printed after LABEL with the two results' own difference.
+cpu_gpu_psnr () {
+  p_cpu=$(psnr_of "$1-cpu.pfm" "$2")
+  p_gpu=$(psnr_of "$1-gpu.pfm" "$2")
+  d=$(abs_diff "$p_cpu" "$p_gpu")
+  echo "# $3 CPU $p_cpu dB, GPU $p_gpu dB, difference $d dB;" \
+       "GPU vs CPU: $("$bench" --diff "$1-cpu.pfm" "$1-gpu.pfm")"
+}
+
 # tests/gpu-cancel on MODE (one test): cancelled at each progress call,
 # the result kept on the device, or with STREAM (a tile side) streamed
 # tile by tile into the output.

@@ -301,11 +301,7 @@ else
     "$denoise" --convert "$polyu/${photo}_mean.JPG" "$base-mean.pfm"
     "$denoise" --convert "$polyu/${photo}_real.JPG" "$base-real.pfm"
     p_in=$(psnr_of "$base-real.pfm" "$base-mean.pfm")
-    p_cpu=$(psnr_of "$base-cpu.pfm" "$base-mean.pfm")
-    p_gpu=$(psnr_of "$base-gpu.pfm" "$base-mean.pfm")
-    d=$(abs_diff "$p_cpu" "$p_gpu")
-    echo "# $photo: noisy $p_in dB, CPU $p_cpu dB, GPU $p_gpu dB, difference $d dB;" \
-         "GPU vs CPU: $("$bench" --diff "$base-cpu.pfm" "$base-gpu.pfm")"
+    cpu_gpu_psnr "$base" "$base-mean.pfm" "$photo: noisy $p_in dB,"
     grep -h "noise profile\|time:" "$base-cpu.log" "$base-gpu.log" | sed 's/^/#   /'
     if ! le "$d" 0.05 || ! grep -q "backend cuda" "$base-gpu.log"; then
       real_ok=0
@@ -330,11 +326,7 @@ if "$denoise" --backend cpu --noise camera --save-noise-profile "$base-cpu.txt" 
         2>"$base-gpu.log" \
    && "$denoise" --convert "$top_srcdir/tests/data/dark-coffee-clean.png" \
         "$base-clean.pfm"; then
-  p_cpu=$(psnr_of "$base-cpu.pfm" "$base-clean.pfm")
-  p_gpu=$(psnr_of "$base-gpu.pfm" "$base-clean.pfm")
-  d=$(abs_diff "$p_cpu" "$p_gpu")
-  echo "# dark photo: CPU $p_cpu dB, GPU $p_gpu dB, difference $d dB;" \
-       "GPU vs CPU: $("$bench" --diff "$base-cpu.pfm" "$base-gpu.pfm")"
+  cpu_gpu_psnr "$base" "$base-clean.pfm" "dark photo:"
   if le "$d" 0.05 && grep -q "backend cuda" "$base-gpu.log" \
      && grep -q '^bm3d-noise-profile 2$' "$base-cpu.txt" \
      && cmp "$base-cpu.txt" "$base-gpu.txt"; then
@@ -358,10 +350,7 @@ if "$denoise" --backend cpu --noise camera --verbose "$grain" \
    && "$denoise" --backend cuda --noise camera --verbose "$grain" \
         "$base-gpu.pfm" 2>"$base-gpu.log" \
    && "$denoise" --convert "$grain" "$base-clean.pfm"; then
-  p_cpu=$(psnr_of "$base-cpu.pfm" "$base-clean.pfm")
-  p_gpu=$(psnr_of "$base-gpu.pfm" "$base-clean.pfm")
-  d=$(abs_diff "$p_cpu" "$p_gpu")
-  echo "# clean coffee.png: CPU $p_cpu dB, GPU $p_gpu dB, difference $d dB"
+  cpu_gpu_psnr "$base" "$base-clean.pfm" "clean coffee.png:"
   grep -h "finest scale" "$base-cpu.log" "$base-gpu.log" | sed 's/^/#   /'
   if le "$d" 0.05 && le 45 "$p_cpu" && le 45 "$p_gpu" \
      && grep -q "backend cuda" "$base-gpu.log"; then
