@@ -569,6 +569,10 @@ run_denoise (const Options *opt)
                                        : bm3d_status_string (status));
       goto done;
     }
+  /* What the filter did instead of the profile (weak grain:
+   * photo_noise.c), said as the estimate says unmeasured noise.  */
+  if (report.noise_unmeasured)
+    cli_message ("%s: %s", opt->input, report.notice);
   /* A GPU that failed is news; a machine without one is told only on
    * request, so scripts on CPU-only machines stay quiet.  */
   if (report.message[0]
