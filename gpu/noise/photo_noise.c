@@ -83,12 +83,11 @@
  * colour and the texture of the flattest blocks, cannot be told apart,
  * and filtering a scan at its profile costs it detail: four of them
  * fall to 43 to 45 dB against themselves, 45.4 to 48.8 at the finest
- * scale's reading.  So
- * noise weak at the finest scale (under GRAIN_MAX) and nearly white
- * there (its profile at most GRAIN_RATIO times that reading) is
- * filtered as white noise of the finest scale's reading: strength 1
- * removes what is measured as noise, and the grain's coarser part stays
- * the photograph's own.  Coarse noise, as demosaicing or an enlargement
+ * scale's reading.  So noise weak at the finest scale (under GRAIN_MAX)
+ * and nearly white there (its profile at most GRAIN_RATIO times that
+ * reading) is filtered as white noise of the finest scale's reading:
+ * strength 1 removes what is measured as noise, and the grain's coarser
+ * part stays the photograph's own.  Coarse noise, as demosaicing or an enlargement
  * leaves it, keeps its profile however weak its finest scale: blurred
  * noise on the test photographs reads 3.2 to 6.9 times it.  GRAIN_MAX
  * sits between Kodak24's grain (largest 3.1) and the synthetic phone
@@ -194,28 +193,22 @@ fine_sigma (const bm3d_image *in, const bm3d_job *job, float *fine,
   return bm3d_estimate_cpu (in, &fine_job, fine, kurtosis);
 }
 
-/* White noise of the finest scale's reading `fine` instead of a
- * profile; the report's notice says so, after `what` (which has one
- * %.2f: that reading).  */
+/* White noise of the finest scale's reading `fine` (`channels` of it)
+ * instead of a profile; the report's notice says so, between `lead`
+ * and `tail`.  */
 static void
-white_profile (bm3d_job *job, bm3d_noise_profile *profile, float fine,
-               const char *what)
+white_profile (bm3d_job *job, bm3d_noise_profile *profile, int channels,
+               float fine, const char *lead, const char *tail)
 {
   if (!(fine > 0.05f))
     fine = 0.05f;
-  bm3d_noise_profile_init_white (profile, job->channels, fine);
+  bm3d_noise_profile_init_white (profile, channels, fine);
   job->report->noise_unmeasured = 1;
   job->report->sigma_fine = fine;
-  snprintf (job->report->notice, sizeof job->report->notice, what,
-            (double) fine);
+  snprintf (job->report->notice, sizeof job->report->notice,
+            "%s: filtered as white noise of sigma %.2f, the finest scale's "
+            "reading%s", lead, (double) fine, tail);
 }
-
-#define GRAIN_NOTICE \
-  "weak grain, no camera's processed noise: filtered as white noise of " \
-  "sigma %.2f, the finest scale's reading; its coarser grain is kept"
-#define UNMEASURED_NOTICE(why) \
-  "no camera noise could be measured (" why "): filtered as white " \
-  "noise of sigma %.2f, the finest scale's reading"
 
 /* For camera mode: when the noise of `in` is processed, the profile
  * takes the gain that brings its white sigma to processed_sigma ()
@@ -249,8 +242,9 @@ bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
           if ((status = fine_sigma (in, job, &fine, &kurtosis)) != BM3D_OK)
             return status;
         }
-      job->channels = profile->channels;
-      white_profile (job, profile, fine, GRAIN_NOTICE);
+      white_profile (job, profile, profile->channels, fine,
+                     "weak grain, no camera's processed noise",
+                     "; its coarser grain is kept");
       return BM3D_OK;
     }
   job->processed_noise = is_processed (profile, fine, kurtosis);
@@ -302,9 +296,9 @@ unmeasured_profile (const bm3d_image *in, bm3d_job *job,
   bm3d_status status = fine_sigma (in, job, &fine, &kurtosis);
 
   if (status == BM3D_OK)
-    white_profile (job, profile, fine,
-                   UNMEASURED_NOTICE ("the photograph is clipped or flat "
-                                      "where it could be"));
+    white_profile (job, profile, job->channels, fine,
+                   "no camera noise could be measured (the photograph is "
+                   "clipped or flat where it could be)", "");
   return status;
 }
 
@@ -400,9 +394,9 @@ check_texture (const bm3d_image *in, float fine, float kurtosis,
       if ((status = fine_sigma (in, job, &fine, &kurtosis)) != BM3D_OK)
         return status;
     }
-  white_profile (job, profile, fine,
-                 UNMEASURED_NOTICE ("its flattest parts hold texture, "
-                                    "not noise"));
+  white_profile (job, profile, job->channels, fine,
+                 "no camera noise could be measured (its flattest parts "
+                 "hold texture, not noise)", "");
   return BM3D_OK;
 }
 
