@@ -197,6 +197,11 @@ typedef struct
    * its DCT coefficients per patch: 2.8 for Gaussian noise or grain,
    * higher for what a camera's noise reduction and JPEG leave).  */
   float  fine_kurtosis;
+  /* With has_fine, for weak Gaussian noise the profile reads well above
+   * that finest scale (else 0): the flattest 32x32 blocks' variance over
+   * the flattest 16x16 blocks' (1.1 to 1.5 for noise, more for
+   * texture).  */
+  float  block_scale_ratio;
 } bm3d_noise_profile;
 
 /* What params->noise selects.  */

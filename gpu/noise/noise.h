@@ -51,6 +51,12 @@ void        bm3d_noise_profile_tables (bm3d_job *job, float chroma_scale);
 bm3d_status bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job,
                                float *sigma, float *kurtosis);
 
+/* ---- noise against texture: block_scales.c ---------------------------- */
+/* The luminance's flattest 32x32 blocks' plane-residual variance over
+ * its flattest 16x16 blocks' (block_scales.c says how); 0 when fewer
+ * than 20 blocks are unclipped, or the smaller ones are flat.  */
+float       bm3d_block_scale_ratio (const bm3d_image *in);
+
 /* ---- noise profiles: noise_profile_estimate.c ------------------------ */
 /* Estimate the profile of `in` (checked by the caller, at least
  * 32x32): filled whole, derived fields too, on success.  */

@@ -97,6 +97,20 @@
 #define GRAIN_RATIO     2.5f
 #define GRAIN_MAX       5.0f
 
+/* Texture at the profile's scale.  Weak Gaussian noise whose profile
+ * reads more than GRAIN_RATIO times its finest scale is coarse noise, or
+ * the flattest 32x32 blocks held texture.  Noise is the same at every
+ * block size, texture grows with it (block_scales.c): when the flattest
+ * 32x32 blocks read BLOCK_TEXTURE_RATIO times the flattest 16x16 ones,
+ * the profile is texture, and the photograph is filtered as white noise
+ * of its finest scale's reading, as reads_texture () has it.  Noise
+ * reads 1.2 to 1.85 (blurred noise on the test photographs, sigma 4 to
+ * 48 before the blur), 1.1 to 2.14 on the synthetic phone set; the
+ * clean Kodak24 photographs whose profile is texture 3.3 (kodim14) and
+ * 5.0 (kodim01).  Fitted between the two; shown on Set12 and tests/data
+ * (docs/camera-noise.md, "Weak grain").  */
+#define BLOCK_TEXTURE_RATIO 2.5f
+
 /* The fifth smallest of the luminance plane's high-frequency DCT
  * variances (u + v >= 8) that `profile` predicts, as a deviation.  */
 static float
@@ -161,20 +175,43 @@ is_processed (const bm3d_noise_profile *profile, float fine,
 }
 
 /* Is the noise of profile `profile`, whose finest scale measures `fine`
- * with kurtosis `kurtosis`, weak grain (GRAIN_MAX above): less than
- * GRAIN_MAX at the finest scale, no camera's processed noise, and read
- * stronger by the profile than by that scale, but at most GRAIN_RATIO
- * times?  (A white profile made of that reading, white_profile () below,
- * holds at least 0.05.)  */
+ * with kurtosis `kurtosis`, weak and Gaussian there (less than
+ * GRAIN_MAX, no camera's processed noise), and read stronger by the
+ * profile than by that scale?  (A white profile made of that reading,
+ * white_profile () below, holds at least 0.05.)  */
+static int
+weak_gaussian (const bm3d_noise_profile *profile, float fine,
+               float kurtosis, float *luma)
+{
+  float chroma;
+
+  bm3d_noise_profile_levels (profile, luma, &chroma);
+  return fine < GRAIN_MAX && *luma > fmaxf (fine, 0.05f)
+         && ! is_processed (profile, fine, kurtosis);
+}
+
+/* Weak grain (GRAIN_MAX above): weak Gaussian noise, its profile at most
+ * GRAIN_RATIO times its finest scale.  */
 static int
 is_grain (const bm3d_noise_profile *profile, float fine, float kurtosis)
 {
-  float luma, chroma;
+  float luma;
 
-  bm3d_noise_profile_levels (profile, &luma, &chroma);
-  return fine < GRAIN_MAX && luma > fmaxf (fine, 0.05f)
-         && luma <= GRAIN_RATIO * fine
-         && ! is_processed (profile, fine, kurtosis);
+  return weak_gaussian (profile, fine, kurtosis, &luma)
+         && luma <= GRAIN_RATIO * fine;
+}
+
+/* Weak Gaussian noise whose profile reads more than GRAIN_RATIO times
+ * its finest scale: coarse noise, or texture (BLOCK_TEXTURE_RATIO
+ * above), which bm3d_block_scale_ratio () tells.  */
+static int
+needs_block_scales (const bm3d_noise_profile *profile, float fine,
+                    float kurtosis)
+{
+  float luma;
+
+  return weak_gaussian (profile, fine, kurtosis, &luma)
+         && luma > GRAIN_RATIO * fine;
 }
 
 /* The finest scale's white sigma of `in` and its band's kurtosis, for
@@ -210,17 +247,38 @@ white_profile (bm3d_job *job, bm3d_noise_profile *profile, int channels,
             "reading%s", lead, (double) fine, tail);
 }
 
+/* White noise of the finest scale's reading of `in` as it is (not
+ * through the profile's level function) instead of `profile`, said in
+ * the report's notice between `lead` and `tail`.  */
+static bm3d_status
+finest_scale_only (const bm3d_image *in, bm3d_job *job,
+                   bm3d_noise_profile *profile, float fine,
+                   const char *lead, const char *tail)
+{
+  float kurtosis;
+  bm3d_status status;
+
+  if (job->read_through)
+    {
+      job->read_through = NULL;
+      if ((status = fine_sigma (in, job, &fine, &kurtosis)) != BM3D_OK)
+        return status;
+    }
+  white_profile (job, profile, profile->channels, fine, lead, tail);
+  return BM3D_OK;
+}
+
 /* For camera mode: when the noise of `in` is processed, the profile
  * takes the gain that brings its white sigma to processed_sigma ()
  * (job->photo_gain) and job->processed_noise is set
- * (bm3d_noise_profile_tables () below).  Weak grain (is_grain ()) is
- * filtered as white noise of the finest scale's reading of `in` as it
- * is, without the profile's level function; the report says so.  */
+ * (bm3d_noise_profile_tables () below).  Weak grain (is_grain ()), and
+ * a weak noise's profile that is texture (BLOCK_TEXTURE_RATIO), give way
+ * to white noise of the finest scale's reading; the report says so.  */
 bm3d_status
 bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
 {
   bm3d_noise_profile *profile = &job->noise_profile;
-  float fine, kurtosis, measured;
+  float fine, kurtosis, measured, blocks;
   bm3d_status status;
 
   if (profile->has_fine)
@@ -235,17 +293,18 @@ bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
   job->photo_gain = 1.0f;
   job->processed_noise = 0;
   if (is_grain (profile, fine, kurtosis))
+    return finest_scale_only (in, job, profile, fine,
+                              "weak grain, no camera's processed noise",
+                              "; its coarser grain is kept");
+  if (needs_block_scales (profile, fine, kurtosis))
     {
-      if (job->read_through)
-        {
-          job->read_through = NULL;
-          if ((status = fine_sigma (in, job, &fine, &kurtosis)) != BM3D_OK)
-            return status;
-        }
-      white_profile (job, profile, profile->channels, fine,
-                     "weak grain, no camera's processed noise",
-                     "; its coarser grain is kept");
-      return BM3D_OK;
+      blocks = profile->has_fine ? profile->block_scale_ratio
+                                 : bm3d_block_scale_ratio (in);
+      if (blocks >= BLOCK_TEXTURE_RATIO)
+        return finest_scale_only (in, job, profile, fine,
+                                  "no camera noise could be measured (its "
+                                  "flattest parts hold texture, not "
+                                  "noise)", "");
     }
   job->processed_noise = is_processed (profile, fine, kurtosis);
   job->report->processed_noise = job->processed_noise;
@@ -386,6 +445,10 @@ check_texture (const bm3d_image *in, float fine, float kurtosis,
       profile->has_fine = 1;
       profile->sigma_fine = fine;
       profile->fine_kurtosis = kurtosis;
+      /* Read once for the whole photograph, as the finest scale is.  */
+      profile->block_scale_ratio = needs_block_scales (profile, fine,
+                                                       kurtosis)
+                                   ? bm3d_block_scale_ratio (in) : 0.0f;
       return BM3D_OK;
     }
   if (job->read_through)

@@ -1,0 +1,198 @@
+/* BM3D Denoise: the flattest blocks at two sizes, noise against texture.
+ *
+ * Copyright (C) 2026 The BM3D Denoise for GIMP authors
+ *
+ * This program is free software: you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.
+ *
+ * Noise is the same at every scale of a block; texture grows with it.
+ * The profile (noise_profile_estimate.c) is measured in the flattest
+ * 32x32 blocks, each less its least-squares plane.  Here the same
+ * measure is taken at 32x32 and at 16x16 on the luminance: the mean
+ * plane-residual variance of the flattest twentieth of the blocks of
+ * each size.  Stationary noise gives about the same at both; the ratio
+ * is 1.1 for white noise (the smaller blocks' variances spread more, so
+ * their flattest twentieth reads lower) and up to 1.5 for noise
+ * correlated over a few pixels (a plane takes more of it from the
+ * smaller block).  A flattest 32x32 block that holds a gradient's bend,
+ * a fold or a pattern reads more than the flattest 16x16 ones, which
+ * find the flat spots between: 3.3 to 111 on clean photographs whose
+ * profile is texture (docs/camera-noise.md, "Weak grain").
+ *
+ * At most BS_BLOCKS_MAX blocks of 32x32 (half a megapixel, a few
+ * milliseconds), spread evenly over the image, and the four 16x16
+ * quarters of each, all in one pass; a block with a clipped pixel
+ * (every channel at 0 or 255: no noise is left in it) is left out, as
+ * a quarter with one.  One thread, blocks in a fixed order: the same
+ * result on every machine.  */
+#include "config.h"
+
+#include "noise/noise.h"
+#include "bm3d/bm3d_tables.h"
+
+#include <stdlib.h>
+
+#define BS_LARGE        32
+#define BS_SMALL        16
+#define BS_BLOCKS_MAX   512       /* blocks of 32x32 read, at most     */
+#define BS_BLOCKS_MIN   20        /* fewer blocks give no ratio          */
+#define BS_FLATTEST     20        /* the flattest 1 / BS_FLATTEST         */
+#define BS_CLIP_LOW     0.0f
+#define BS_CLIP_HIGH    255.0f
+
+/* Sums over a square block of side n, x and y from its centre: of the
+ * values, their squares, and the values times x and times y.  */
+typedef struct
+{
+  double sum, squares, sx, sy;
+} block_sums;
+
+/* The sums of the BS_SMALL x BS_SMALL block of `in` at (x0, y0); 0 when
+ * a pixel in it is clipped (every channel at 0 or 255).  */
+static int
+small_sums (const bm3d_image *in, int colour, int x0, int y0,
+            block_sums *b)
+{
+  const double c = (BS_SMALL - 1) / 2.0;
+
+  b->sum = b->squares = b->sx = b->sy = 0.0;
+  for (int y = 0; y < BS_SMALL; y++)
+    {
+      const float *p = in->data + (size_t) (y0 + y) * in->stride
+                       + (size_t) x0 * in->channels;
+      /* A row's 16 values summed in float: exact enough, and fast.  */
+      float row = 0.0f, squares = 0.0f, sx = 0.0f;
+
+      for (int x = 0; x < BS_SMALL; x++, p += in->channels)
+        {
+          float v = 0.0f;
+          int clipped = 0;
+
+          for (int ch = 0; ch < colour; ch++)
+            {
+              clipped += p[ch] <= BS_CLIP_LOW || p[ch] >= BS_CLIP_HIGH;
+              v += colour == 3 ? bm3d_colour_fwd[0][ch] * p[ch] : p[ch];
+            }
+          if (clipped == colour)
+            return 0;
+          row += v;
+          squares += v * v;
+          sx += (float) (x - c) * v;
+        }
+      b->sum += row;
+      b->squares += squares;
+      b->sx += sx;
+      b->sy += (y - c) * row;
+    }
+  return 1;
+}
+
+/* The plane-residual variance of a block of side `side` from its sums:
+ * the variance less its least-squares plane's share (the design is
+ * orthogonal on a full square), over the n - 3 degrees of freedom the
+ * fit leaves.  */
+static double
+residual_variance (const block_sums *b, int side)
+{
+  double n = (double) side * side;
+  /* (x - c)^2 summed over the square: side^2 (side^2 - 1) / 12.  */
+  double axis = n * (n - 1.0) / 12.0;
+
+  return (b->squares - b->sum * b->sum / n
+          - (b->sx * b->sx + b->sy * b->sy) / axis) / (n - 3.0);
+}
+
+/* The sums of a BS_LARGE block from those of its four quarters (`q`,
+ * row by row): each quarter's centre lies (BS_SMALL / 2) away from the
+ * large block's along each axis.  */
+static void
+large_sums (const block_sums q[4], block_sums *b)
+{
+  const double d = BS_SMALL / 2.0;
+
+  b->sum = b->squares = b->sx = b->sy = 0.0;
+  for (int i = 0; i < 4; i++)
+    {
+      double ox = (i & 1) ? d : -d, oy = (i >> 1) ? d : -d;
+
+      b->sum += q[i].sum;
+      b->squares += q[i].squares;
+      b->sx += q[i].sx + ox * q[i].sum;
+      b->sy += q[i].sy + oy * q[i].sum;
+    }
+}
+
+static int
+compare_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* The mean of the smallest 1 / BS_FLATTEST of `v` (`n` values, sorted
+ * here), at least one.  */
+static double
+flattest_mean (double *v, size_t n)
+{
+  size_t k = n / BS_FLATTEST > 0 ? n / BS_FLATTEST : 1;
+  double sum = 0.0;
+
+  qsort (v, n, sizeof *v, compare_double);
+  for (size_t i = 0; i < k; i++)
+    sum += v[i];
+  return sum / k;
+}
+
+float
+bm3d_block_scale_ratio (const bm3d_image *in)
+{
+  int colour = in->channels - (in->has_alpha ? 1 : 0);
+  int nx = in->width / BS_LARGE, ny = in->height / BS_LARGE;
+  int step_x = 1, step_y = 1;
+  size_t large_n = 0, small_n = 0;
+  double *large, *small, flat_small, ratio = 0.0;
+
+  /* Every block, or an even grid of about BS_BLOCKS_MAX of them.  */
+  while ((size_t) ((nx + step_x - 1) / step_x)
+         * ((ny + step_y - 1) / step_y) > BS_BLOCKS_MAX)
+    {
+      if (nx / step_x >= ny / step_y)
+        step_x++;
+      else
+        step_y++;
+    }
+  large = malloc (BS_BLOCKS_MAX * sizeof *large);
+  small = malloc (4 * BS_BLOCKS_MAX * sizeof *small);
+  if (!large || !small)
+    goto done;
+  for (int by = 0; by < ny; by += step_y)
+    for (int bx = 0; bx < nx; bx += step_x)
+      {
+        block_sums q[4], whole;
+        int all = 1;
+
+        for (int i = 0; i < 4; i++)
+          if (small_sums (in, colour, bx * BS_LARGE + (i & 1) * BS_SMALL,
+                          by * BS_LARGE + (i >> 1) * BS_SMALL, &q[i]))
+            small[small_n++] = residual_variance (&q[i], BS_SMALL);
+          else
+            all = 0;
+        if (all)
+          {
+            large_sums (q, &whole);
+            large[large_n++] = residual_variance (&whole, BS_LARGE);
+          }
+      }
+  if (large_n < BS_BLOCKS_MIN)
+    goto done;
+  flat_small = flattest_mean (small, small_n);
+  if (flat_small > 0.0)
+    ratio = flattest_mean (large, large_n) / flat_small;
+done:
+  free (large);
+  free (small);
+  return (float) ratio;
+}
