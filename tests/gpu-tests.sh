@@ -65,7 +65,7 @@ sanitizer_test () {
   tail -n 5 "$tmp/sanitizer-$tag.log" | show /dev/stdin
 }
 
-echo "1..53"
+echo "1..54"
 printf '%s\n' "$version" | sed 's/^/# /'
 
 # ---- GPU and CPU agree on photographs (6 tests) ------------------------
@@ -342,8 +342,9 @@ fi
 # Clean photographs in camera noise (photo_noise.c): coffee.png's finest
 # scale is Gaussian grain, not a camera's sparse processed noise
 # (is_processed ()), and it keeps its profile; camera.png's is weak,
-# nearly white grain (is_grain ()), filtered as white noise of that
-# reading, which both backends say.  Both backends read the same finest
+# nearly white grain (is_grain ()), and brick.png's profile is texture
+# (block_scales.c): both are filtered as white noise of their finest
+# scale's reading, which both backends say.  Both backends read the same finest
 # scale and keep each photo at 45 dB or more.
 clean_camera_case () {  # FILE WHAT [PATTERN both logs hold]
   name="clean $1, camera noise ($2): GPU within 0.05 dB of the CPU, both at least 45 dB"
@@ -374,6 +375,8 @@ clean_camera_case () {  # FILE WHAT [PATTERN both logs hold]
 clean_camera_case coffee.png "grain, not processed"
 clean_camera_case camera.png "weak grain, white noise of its finest scale" \
   "weak grain"
+clean_camera_case brick.png "texture at the profile's block scale" \
+  "flattest parts hold texture"
 
 # The profile estimated with the block statistics on the GPU is the
 # CPU's, bit for bit (noise_profile_cuda.cu), on a 12 MP RGB picture.
