@@ -345,10 +345,12 @@ typedef struct
   /* Camera noise: the estimate found no block it could measure (the
    * photograph all clipped or flat), or found that its flattest blocks
    * hold texture, not noise (their fine scale is not in the flattest
-   * patches); or the filter found the noise weak, nearly white grain
-   * (its finest scale under 5, the profile at most 2.5 times that); the
-   * call then filtered white noise of sigma_fine, the finest scale's
-   * reading, and says so in `notice`.  */
+   * patches); or the filter found the noise weak at the finest scale
+   * (under 5) and either nearly white grain (the profile at most 2.5
+   * times that) or a profile of texture (its flattest 32x32 blocks
+   * 2.5 times the flattest 16x16 ones); the call then filtered white
+   * noise of sigma_fine, the finest scale's reading, and says so in
+   * `notice`.  */
   int           noise_unmeasured;
   char          notice[160];
   char          message[256];     /* error text, or the fall-back notice    */
