@@ -347,7 +347,7 @@ typedef struct
    * hold texture, not noise (their fine scale is not in the flattest
    * patches); or the filter found the noise weak at the finest scale
    * (under 5) and either nearly white grain (the profile at most 2.5
-   * times that) or a profile of texture (its flattest 32x32 blocks
+   * times that, and under 5) or a profile of texture (its flattest 32x32 blocks
    * 2.5 times the flattest 16x16 ones); the call then filtered white
    * noise of sigma_fine, the finest scale's reading, and says so in
    * `notice`.  */

@@ -81,19 +81,26 @@
  * that scale: 1.3 to 8.3 times on Kodak24's film scans, whose grain
  * reads 1.0 to 3.1 there.  At such a level the excess, the grain's own
  * colour and the texture of the flattest blocks, cannot be told apart,
- * and filtering a scan at its profile costs it detail: four of them
- * fall to 43 to 45 dB against themselves, 45.4 to 48.8 at the finest
- * scale's reading.  So noise weak at the finest scale (under GRAIN_MAX)
- * and nearly white there (its profile at most GRAIN_RATIO times that
- * reading) is filtered as white noise of the finest scale's reading:
- * strength 1 removes what is measured as noise, and the grain's coarser
- * part stays the photograph's own.  Coarse noise, as demosaicing or an enlargement
+ * and filtering a scan at its profile costs it detail: three of them
+ * fall to 43 to 45 dB against themselves, 45.6 to 48.8 at the finest
+ * scale's reading.  So noise weak at the finest scale (under
+ * WEAK_FINE_MAX), nearly white there (its profile at most GRAIN_RATIO
+ * times that reading) and weak in its profile too (under GRAIN_MAX) is
+ * filtered as white noise of the finest scale's reading: strength 1
+ * removes what is measured as noise, and the grain's coarser part stays
+ * the photograph's own.  Coarse noise, as demosaicing or an enlargement
  * leaves it, keeps its profile however weak its finest scale: blurred
- * noise on the test photographs reads 3.2 to 6.9 times it.  GRAIN_MAX
- * sits between Kodak24's grain (largest 3.1) and the synthetic phone
- * set (smallest 8.9); GRAIN_RATIO between the 16 Kodak24 scans it takes
- * (1.26 to 2.46) and that blurred noise, where they were fitted; shown
- * on Set12 and tests/data (docs/camera-noise.md, "Weak grain").  */
+ * noise on the test photographs reads 3.2 to 6.9 times it.  A phone's
+ * noise in better light is nearly white too (the synthetic phone set's
+ * noise at a quarter of its level: 1.9 to 2.6 times) but reads 5.06
+ * and more in its profile, where Kodak24's grain reads 1.8 to 4.3 (and
+ * kodim18 5.35).  WEAK_FINE_MAX sits between Kodak24's grain (finest
+ * scale 3.1 at most) and the synthetic phone set (8.9 at least);
+ * GRAIN_RATIO between the Kodak24 scans it takes (1.26 to 2.46) and
+ * that blurred noise; GRAIN_MAX between Kodak24's grain and the phone
+ * set's quartered noise: fitted there, shown on Set12 and tests/data
+ * (docs/camera-noise.md, "Weak grain").  */
+#define WEAK_FINE_MAX   5.0f
 #define GRAIN_RATIO     2.5f
 #define GRAIN_MAX       5.0f
 
@@ -176,7 +183,7 @@ is_processed (const bm3d_noise_profile *profile, float fine,
 
 /* Is the noise of profile `profile`, whose finest scale measures `fine`
  * with kurtosis `kurtosis`, weak and Gaussian there (less than
- * GRAIN_MAX, no camera's processed noise), and read stronger by the
+ * WEAK_FINE_MAX, no camera's processed noise), and read stronger by the
  * profile than by that scale?  (A white profile made of that reading,
  * white_profile () below, holds at least 0.05.)  */
 static int
@@ -186,19 +193,19 @@ weak_gaussian (const bm3d_noise_profile *profile, float fine,
   float chroma;
 
   bm3d_noise_profile_levels (profile, luma, &chroma);
-  return fine < GRAIN_MAX && *luma > fmaxf (fine, 0.05f)
+  return fine < WEAK_FINE_MAX && *luma > fmaxf (fine, 0.05f)
          && ! is_processed (profile, fine, kurtosis);
 }
 
-/* Weak grain (GRAIN_MAX above): weak Gaussian noise, its profile at most
- * GRAIN_RATIO times its finest scale.  */
+/* Weak grain (above): weak Gaussian noise, its profile at most
+ * GRAIN_RATIO times its finest scale and under GRAIN_MAX.  */
 static int
 is_grain (const bm3d_noise_profile *profile, float fine, float kurtosis)
 {
   float luma;
 
   return weak_gaussian (profile, fine, kurtosis, &luma)
-         && luma <= GRAIN_RATIO * fine;
+         && luma <= GRAIN_RATIO * fine && luma < GRAIN_MAX;
 }
 
 /* Weak Gaussian noise whose profile reads more than GRAIN_RATIO times
