@@ -124,14 +124,6 @@ large_sums (const block_sums q[4], block_sums *b)
     }
 }
 
-static int
-compare_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-
-  return (x > y) - (x < y);
-}
-
 /* The mean of the smallest 1 / BS_FLATTEST of `v` (`n` values, sorted
  * here), at least one.  */
 static double
@@ -140,7 +132,7 @@ flattest_mean (double *v, size_t n)
   size_t k = n / BS_FLATTEST > 0 ? n / BS_FLATTEST : 1;
   double sum = 0.0;
 
-  qsort (v, n, sizeof *v, compare_double);
+  qsort (v, n, sizeof *v, bm3d_compare_double);
   for (size_t i = 0; i < k; i++)
     sum += v[i];
   return sum / k;
