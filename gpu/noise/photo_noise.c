@@ -254,12 +254,18 @@ white_profile (bm3d_job *job, bm3d_noise_profile *profile, int channels,
             "reading%s", lead, (double) fine, tail);
 }
 
-/* White noise of the finest scale's reading of `in` as it is (not
- * through the profile's level function) instead of `profile`, said in
- * the report's notice between `lead` and `tail`.  */
+/* The notice's lead for a profile that is texture, not noise.  */
+static const char texture_lead[] =
+  "no camera noise could be measured (its flattest parts hold texture, "
+  "not noise)";
+
+/* White noise of the finest scale's reading `fine` of `in` as it is
+ * (read again when it was read through the profile's level function),
+ * `channels` of it, instead of `profile`, said in the report's notice
+ * between `lead` and `tail`.  */
 static bm3d_status
 finest_scale_only (const bm3d_image *in, bm3d_job *job,
-                   bm3d_noise_profile *profile, float fine,
+                   bm3d_noise_profile *profile, int channels, float fine,
                    const char *lead, const char *tail)
 {
   float kurtosis;
@@ -271,7 +277,7 @@ finest_scale_only (const bm3d_image *in, bm3d_job *job,
       if ((status = fine_sigma (in, job, &fine, &kurtosis)) != BM3D_OK)
         return status;
     }
-  white_profile (job, profile, profile->channels, fine, lead, tail);
+  white_profile (job, profile, channels, fine, lead, tail);
   return BM3D_OK;
 }
 
@@ -300,7 +306,7 @@ bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
   job->photo_gain = 1.0f;
   job->processed_noise = 0;
   if (is_grain (profile, fine, kurtosis))
-    return finest_scale_only (in, job, profile, fine,
+    return finest_scale_only (in, job, profile, profile->channels, fine,
                               "weak grain, no camera's processed noise",
                               "; its coarser grain is kept");
   if (needs_block_scales (profile, fine, kurtosis))
@@ -308,10 +314,8 @@ bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
       blocks = profile->has_fine ? profile->block_scale_ratio
                                  : bm3d_block_scale_ratio (in);
       if (blocks >= BLOCK_TEXTURE_RATIO)
-        return finest_scale_only (in, job, profile, fine,
-                                  "no camera noise could be measured (its "
-                                  "flattest parts hold texture, not "
-                                  "noise)", "");
+        return finest_scale_only (in, job, profile, profile->channels,
+                                  fine, texture_lead, "");
     }
   job->processed_noise = is_processed (profile, fine, kurtosis);
   job->report->processed_noise = job->processed_noise;
@@ -445,8 +449,6 @@ static bm3d_status
 check_texture (const bm3d_image *in, float fine, float kurtosis,
                bm3d_job *job, bm3d_noise_profile *profile)
 {
-  bm3d_status status;
-
   if (! reads_texture (profile, fine))
     {
       profile->has_fine = 1;
@@ -458,16 +460,8 @@ check_texture (const bm3d_image *in, float fine, float kurtosis,
                                    ? bm3d_block_scale_ratio (in) : 0.0f;
       return BM3D_OK;
     }
-  if (job->read_through)
-    {
-      job->read_through = NULL;
-      if ((status = fine_sigma (in, job, &fine, &kurtosis)) != BM3D_OK)
-        return status;
-    }
-  white_profile (job, profile, job->channels, fine,
-                 "no camera noise could be measured (its flattest parts "
-                 "hold texture, not noise)", "");
-  return BM3D_OK;
+  return finest_scale_only (in, job, profile, job->channels, fine,
+                            texture_lead, "");
 }
 
 /* The profile of `in`, as bm3d_estimate_noise_profile () gives it: its
