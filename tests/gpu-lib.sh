@@ -85,6 +85,17 @@ cpu_gpu_psnr () {
        "GPU vs CPU: $("$bench" --diff "$1-cpu.pfm" "$1-gpu.pfm")"
 }
 
+# camera_both BASE INPUT: INPUT in camera mode on the CPU and on CUDA,
+# into BASE-cpu.pfm and BASE-gpu.pfm, each call's --verbose lines into
+# BASE-cpu.log and BASE-gpu.log and the profile it used into
+# BASE-cpu.txt and BASE-gpu.txt; fails when either call does.
+camera_both () {
+  "$denoise" --backend cpu --noise camera --verbose \
+    --save-noise-profile "$1-cpu.txt" "$2" "$1-cpu.pfm" 2>"$1-cpu.log" \
+  && "$denoise" --backend cuda --noise camera --verbose \
+       --save-noise-profile "$1-gpu.txt" "$2" "$1-gpu.pfm" 2>"$1-gpu.log"
+}
+
 # tests/gpu-cancel on MODE (one test): cancelled at each progress call,
 # the result kept on the device, or with STREAM (a tile side) streamed
 # tile by tile into the output.

@@ -290,10 +290,7 @@ else
   real_ok=1
   for photo in Canon80D_8_8_6400_comproom_12 NikonD800_5_125_6400_stair_1; do
     base=$tmp/real-$photo
-    if ! "$denoise" --backend cpu --noise camera --verbose \
-           "$polyu/${photo}_real.JPG" "$base-cpu.pfm" 2>"$base-cpu.log" \
-       || ! "$denoise" --backend cuda --noise camera --verbose \
-              "$polyu/${photo}_real.JPG" "$base-gpu.pfm" 2>"$base-gpu.log"; then
+    if ! camera_both "$base" "$polyu/${photo}_real.JPG"; then
       real_ok=0
       show "$base-gpu.log"
       continue
@@ -319,11 +316,7 @@ fi
 name="dark clipped photo, camera noise with a level function: GPU PSNR within 0.05 dB of the CPU's"
 base=$tmp/dark
 dark=$top_srcdir/tests/data/dark-coffee-noisy.png
-if "$denoise" --backend cpu --noise camera --save-noise-profile "$base-cpu.txt" \
-     "$dark" "$base-cpu.pfm" \
-   && "$denoise" --backend cuda --noise camera --verbose \
-        --save-noise-profile "$base-gpu.txt" "$dark" "$base-gpu.pfm" \
-        2>"$base-gpu.log" \
+if camera_both "$base" "$dark" \
    && "$denoise" --convert "$top_srcdir/tests/data/dark-coffee-clean.png" \
         "$base-clean.pfm"; then
   cpu_gpu_psnr "$base" "$base-clean.pfm" "dark photo:"
@@ -350,10 +343,7 @@ clean_camera_case () {  # FILE WHAT [PATTERN both logs hold]
   name="clean $1, camera noise ($2): GPU within 0.05 dB of the CPU, both at least 45 dB"
   base=$tmp/clean-camera
   clean=$top_srcdir/tests/data/$1
-  if "$denoise" --backend cpu --noise camera --verbose "$clean" \
-       "$base-cpu.pfm" 2>"$base-cpu.log" \
-     && "$denoise" --backend cuda --noise camera --verbose "$clean" \
-          "$base-gpu.pfm" 2>"$base-gpu.log" \
+  if camera_both "$base" "$clean" \
      && "$denoise" --convert "$clean" "$base-clean.pfm"; then
     cpu_gpu_psnr "$base" "$base-clean.pfm" "clean $1:"
     grep -h "finest scale\|weak grain" "$base-cpu.log" "$base-gpu.log" \
