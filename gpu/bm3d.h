@@ -202,6 +202,10 @@ typedef struct
    * the flattest 16x16 blocks' (1.1 to 1.5 for noise, more for
    * texture).  */
   float  block_scale_ratio;
+  /* With has_fine, for that noise and for a camera's processed noise
+   * (else 0): the flattest 32x32 blocks' variance over their own 16x16
+   * quarters' (1.0 to 1.9 for noise, more for a bend of shading).  */
+  float  block_quarter_ratio;
 } bm3d_noise_profile;
 
 /* What params->noise selects.  */

@@ -19,6 +19,7 @@
 #include "config.h"
 
 #include "bm3d.h"
+#include "noise/noise.h"
 #include "image_io.h"
 #include "engine-tap.h"
 
@@ -489,6 +490,59 @@ test_coarse_noise (const Image *img, const char *name, const double *k,
   free (out);
 }
 
+/* The flattest blocks against their own quarters (block_scales.c): one
+ * level of noise, white or coarse, reads about 1 to 1.6 there, a soft
+ * bend of shading under weak noise well above QUARTER_TEXTURE_RATIO (4,
+ * photo_noise.c), as the soft background of a clean photograph does.  */
+static void
+test_block_quarters (void)
+{
+  static const double k_white[1] = { 1.0 };
+  static const double k121[3] = { 0.25, 0.5, 0.25 };
+  static const struct
+  {
+    const char   *what;
+    double        bend;         /* the shading's amplitude             */
+    const double *k;
+    int           r;
+    double        sigma;
+    double        low, high;    /* the quarters' ratio expected          */
+  } cases[] = {
+    { "white noise of sigma 5 on flat grey", 0.0, k_white, 0, 5.0,
+      0.9, 1.2 },
+    { "[1 2 1]/4 x [1 2 1]/4 noise of sigma 16 on flat grey", 0.0, k121, 1,
+      16.0, 0.9, 1.8 },
+    { "soft shading (amplitude 100, period 200) under white noise of "
+      "sigma 0.5", 100.0, k_white, 0, 0.5, 4.0, 1e9 },
+  };
+  Image flat = { 0 };
+
+  flat.width = flat.height = 256;
+  flat.channels = 1;
+  flat.data = malloc ((size_t) 256 * 256 * sizeof (float));
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    {
+      float *noisy, quarters = 0.0f;
+      bm3d_image in;
+
+      for (int y = 0; y < 256; y++)
+        for (int x = 0; x < 256; x++)
+          flat.data[y * 256 + x]
+            = (float) (128.0 + cases[c].bend * cos (2.0 * M_PI * x / 200.0)
+                                             * cos (2.0 * M_PI * y / 200.0));
+      noisy = add_filtered_noise (&flat, cases[c].k, cases[c].r,
+                                  cases[c].sigma, 7 + c);
+      in = view (noisy, &flat);
+      bm3d_block_scale_ratio (&in, &quarters);
+      tap_ok (quarters >= cases[c].low && quarters <= cases[c].high,
+              "%s: the flattest blocks read %.2f times their own quarters "
+              "(%.1f to %.1f)", cases[c].what, (double) quarters,
+              cases[c].low, cases[c].high > 1e8 ? INFINITY : cases[c].high);
+      free (noisy);
+    }
+  free (flat.data);
+}
+
 /* The top-left w x h of `img`.  */
 static void
 crop (Image *img, int w, int h)
@@ -517,6 +571,7 @@ main (void)
   test_white_profile ();
   test_round_trip (tmp && *tmp ? tmp : "/tmp");
   test_refusals ();
+  test_block_quarters ();
 
   if (!image_format_supported (IMAGE_FORMAT_PNG))
     {

@@ -21,6 +21,17 @@
  * find the flat spots between: 3.3 to 111 on clean photographs whose
  * profile is texture (docs/camera-noise.md, "Weak grain").
  *
+ * Where noise follows brightness, the flattest 16x16 blocks can lie
+ * where there is next to none (a shadow the camera crushed) and the
+ * flattest 32x32 ones where there is some: that ratio then reads high
+ * on noise too (up to 32 on PolyU's noisy photographs).  The second
+ * measure stays inside the blocks the profile reads: the flattest
+ * twentieth of the 32x32 blocks against their own quarters, each less
+ * its own plane.  Inside one block the noise is one level, so noise
+ * reads 1.0 (white) to about 1.8 (noise correlated over a few pixels,
+ * of which the quarters' planes take more), a block that holds a
+ * bend of shading more: the planes of its quarters follow the bend.
+ *
  * At most BS_BLOCKS_MAX blocks of 32x32 (half a megapixel, a few
  * milliseconds), spread evenly over the image, and the four 16x16
  * quarters of each, all in one pass; a block with a clipped pixel
@@ -124,6 +135,37 @@ large_sums (const block_sums q[4], block_sums *b)
     }
 }
 
+/* A 32x32 block's plane-residual variance and its quarters' mean.  */
+typedef struct
+{
+  double whole, quarters;
+} block_pair;
+
+static int
+compare_whole (const void *a, const void *b)
+{
+  return bm3d_compare_double (&((const block_pair *) a)->whole,
+                              &((const block_pair *) b)->whole);
+}
+
+/* The flattest 1 / BS_FLATTEST of the `n` blocks of `v` (sorted here by
+ * their whole variance, at least one): their whole variance over their
+ * quarters', 0 when the quarters are flat.  */
+static double
+flattest_over_quarters (block_pair *v, size_t n)
+{
+  size_t k = n / BS_FLATTEST > 0 ? n / BS_FLATTEST : 1;
+  double whole = 0.0, quarters = 0.0;
+
+  qsort (v, n, sizeof *v, compare_whole);
+  for (size_t i = 0; i < k; i++)
+    {
+      whole += v[i].whole;
+      quarters += v[i].quarters;
+    }
+  return quarters > 0.0 ? whole / quarters : 0.0;
+}
+
 /* The mean of the smallest 1 / BS_FLATTEST of `v` (`n` values, sorted
  * here), at least one.  */
 static double
@@ -139,13 +181,14 @@ flattest_mean (double *v, size_t n)
 }
 
 float
-bm3d_block_scale_ratio (const bm3d_image *in)
+bm3d_block_scale_ratio (const bm3d_image *in, float *within)
 {
   int colour = in->channels - (in->has_alpha ? 1 : 0);
   int nx = in->width / BS_LARGE, ny = in->height / BS_LARGE;
   int step_x = 1, step_y = 1;
   size_t large_n = 0, small_n = 0;
-  double *large, *small, flat_small, ratio = 0.0;
+  double *large, *small, flat_small, ratio = 0.0, own = 0.0;
+  block_pair *pairs;
 
   /* Every block, or an even grid of about BS_BLOCKS_MAX of them.  */
   while ((size_t) ((nx + step_x - 1) / step_x)
@@ -158,7 +201,8 @@ bm3d_block_scale_ratio (const bm3d_image *in)
     }
   large = malloc (BS_BLOCKS_MAX * sizeof *large);
   small = malloc (4 * BS_BLOCKS_MAX * sizeof *small);
-  if (!large || !small)
+  pairs = malloc (BS_BLOCKS_MAX * sizeof *pairs);
+  if (!large || !small || !pairs)
     goto done;
   for (int by = 0; by < ny; by += step_y)
     for (int bx = 0; bx < nx; bx += step_x)
@@ -174,17 +218,27 @@ bm3d_block_scale_ratio (const bm3d_image *in)
             all = 0;
         if (all)
           {
+            block_pair *p = &pairs[large_n];
+
             large_sums (q, &whole);
-            large[large_n++] = residual_variance (&whole, BS_LARGE);
+            p->whole = large[large_n++] = residual_variance (&whole,
+                                                             BS_LARGE);
+            p->quarters = 0.0;
+            for (int i = 0; i < 4; i++)
+              p->quarters += small[small_n - 4 + i] / 4.0;
           }
       }
   if (large_n < BS_BLOCKS_MIN)
     goto done;
+  own = flattest_over_quarters (pairs, large_n);
   flat_small = flattest_mean (small, small_n);
   if (flat_small > 0.0)
     ratio = flattest_mean (large, large_n) / flat_small;
 done:
   free (large);
   free (small);
+  free (pairs);
+  if (within)
+    *within = (float) own;
   return (float) ratio;
 }

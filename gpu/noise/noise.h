@@ -54,8 +54,10 @@ bm3d_status bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job,
 /* ---- noise against texture: block_scales.c ---------------------------- */
 /* The luminance's flattest 32x32 blocks' plane-residual variance over
  * its flattest 16x16 blocks' (block_scales.c says how); 0 when fewer
- * than 20 blocks are unclipped, or the smaller ones are flat.  */
-float       bm3d_block_scale_ratio (const bm3d_image *in);
+ * than 20 blocks are unclipped, or the smaller ones are flat.  With
+ * `within`: the flattest 32x32 blocks' over their own quarters' (0
+ * likewise).  */
+float       bm3d_block_scale_ratio (const bm3d_image *in, float *within);
 
 /* ---- noise profiles: noise_profile_estimate.c ------------------------ */
 /* Estimate the profile of `in` (checked by the caller, at least

@@ -118,6 +118,26 @@
  * (docs/camera-noise.md, "Weak grain").  */
 #define BLOCK_TEXTURE_RATIO 2.5f
 
+/* Shading in a camera's processed noise.  A camera's processed noise is
+ * read in the flattest 32x32 blocks, with the processed-noise gain; on
+ * a clean photograph whose flattest blocks are a soft background, such
+ * as an out-of-focus one, those blocks hold the background's bends of
+ * shading, which a plane does not take.  The blocks' own quarters, each
+ * less its own plane, take most of a bend and little of noise, as the
+ * noise inside one block is one level (block_scales.c): the flattest
+ * blocks read 1.0 to 1.9 times their quarters on the noise of 49 of
+ * PolyU's 50 noisy photographs (3.59 on reciever_1, where they hold
+ * some shading too), the synthetic phone set (at most 1.16) and blurred
+ * noise (1.64), and 4.53 on tests/data/chelsea.png, whose fur's finest
+ * scale is as sparse as a camera's.  At QUARTER_TEXTURE_RATIO or more
+ * the profile is the shading's, and processed noise gives way to white
+ * noise of the finest scale's reading, as texture does.  Set between
+ * those two photographs, the only ones near it; no photograph of
+ * Kodak24, Set12, PolyU's 50 clean means or Kodak24 saved as JPEG
+ * reads above 3.3 (docs/camera-noise.md, "Shading in the flattest
+ * blocks").  */
+#define QUARTER_TEXTURE_RATIO 4.0f
+
 /* The fifth smallest of the luminance plane's high-frequency DCT
  * variances (u + v >= 8) that `profile` predicts, as a deviation.  */
 static float
@@ -221,6 +241,19 @@ needs_block_scales (const bm3d_noise_profile *profile, float fine,
          && luma > GRAIN_RATIO * fine;
 }
 
+/* Does processed noise of `profile` on `in` read its flattest blocks'
+ * shading (QUARTER_TEXTURE_RATIO above)?  The estimate's reading when
+ * the profile has one, else `in`'s.  */
+static int
+reads_shading (const bm3d_image *in, const bm3d_noise_profile *profile)
+{
+  float quarters = profile->block_quarter_ratio;
+
+  if (! profile->has_fine)
+    bm3d_block_scale_ratio (in, &quarters);
+  return quarters >= QUARTER_TEXTURE_RATIO;
+}
+
 /* The finest scale's white sigma of `in` and its band's kurtosis, for
  * is_processed ().  */
 static bm3d_status
@@ -284,9 +317,11 @@ finest_scale_only (const bm3d_image *in, bm3d_job *job,
 /* For camera mode: when the noise of `in` is processed, the profile
  * takes the gain that brings its white sigma to processed_sigma ()
  * (job->photo_gain) and job->processed_noise is set
- * (bm3d_noise_profile_tables () below).  Weak grain (is_grain ()), and
- * a weak noise's profile that is texture (BLOCK_TEXTURE_RATIO), give way
- * to white noise of the finest scale's reading; the report says so.  */
+ * (bm3d_noise_profile_tables () below).  Weak grain (is_grain ()), a
+ * weak noise's profile that is texture (BLOCK_TEXTURE_RATIO) and
+ * processed noise whose profile is shading (QUARTER_TEXTURE_RATIO) give
+ * way to white noise of the finest scale's reading; the report says
+ * so.  */
 bm3d_status
 bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
 {
@@ -312,11 +347,14 @@ bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
   if (needs_block_scales (profile, fine, kurtosis))
     {
       blocks = profile->has_fine ? profile->block_scale_ratio
-                                 : bm3d_block_scale_ratio (in);
+                                 : bm3d_block_scale_ratio (in, NULL);
       if (blocks >= BLOCK_TEXTURE_RATIO)
         return finest_scale_only (in, job, profile, profile->channels,
                                   fine, texture_lead, "");
     }
+  if (is_processed (profile, fine, kurtosis) && reads_shading (in, profile))
+    return finest_scale_only (in, job, profile, profile->channels, fine,
+                              texture_lead, "");
   job->processed_noise = is_processed (profile, fine, kurtosis);
   job->report->processed_noise = job->processed_noise;
   measured = profile->sigma_white > 0.01f ? profile->sigma_white : 0.01f;
@@ -349,7 +387,7 @@ bm3d_photo_sigma (const bm3d_image *in, bm3d_job *job, float *sigma,
   job->tile_share = 0.0;
   status = bm3d_estimate_profile_cpu (in, job, &profile);
   if (status == BM3D_OK && is_processed (&profile, *sigma, kurtosis)
-      && ! reads_texture (&profile, *sigma))
+      && ! reads_texture (&profile, *sigma) && ! reads_shading (in, &profile))
     {
       job->report->processed_noise = 1;
       *sigma = processed_sigma (profile.sigma_white);
@@ -455,9 +493,12 @@ check_texture (const bm3d_image *in, float fine, float kurtosis,
       profile->sigma_fine = fine;
       profile->fine_kurtosis = kurtosis;
       /* Read once for the whole photograph, as the finest scale is.  */
-      profile->block_scale_ratio = needs_block_scales (profile, fine,
-                                                       kurtosis)
-                                   ? bm3d_block_scale_ratio (in) : 0.0f;
+      profile->block_scale_ratio = 0.0f;
+      profile->block_quarter_ratio = 0.0f;
+      if (needs_block_scales (profile, fine, kurtosis)
+          || is_processed (profile, fine, kurtosis))
+        profile->block_scale_ratio
+          = bm3d_block_scale_ratio (in, &profile->block_quarter_ratio);
       return BM3D_OK;
     }
   return finest_scale_only (in, job, profile, job->channels, fine,
