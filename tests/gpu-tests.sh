@@ -65,7 +65,7 @@ sanitizer_test () {
   tail -n 5 "$tmp/sanitizer-$tag.log" | show /dev/stdin
 }
 
-echo "1..54"
+echo "1..55"
 printf '%s\n' "$version" | sed 's/^/# /'
 
 # ---- GPU and CPU agree on photographs (6 tests) ------------------------
@@ -366,6 +366,8 @@ clean_camera_case coffee.png "grain, not processed"
 clean_camera_case camera.png "weak grain, white noise of its finest scale" \
   "weak grain"
 clean_camera_case brick.png "texture at the profile's block scale" \
+  "flattest parts hold texture"
+clean_camera_case chelsea.png "a background's shading in the profile's blocks" \
   "flattest parts hold texture"
 
 # The profile estimated with the block statistics on the GPU is the
