@@ -352,7 +352,9 @@ typedef struct
    * patches); or the filter found the noise weak at the finest scale
    * (under 5) and either nearly white grain (the profile at most 2.5
    * times that, and under 5) or a profile of texture (its flattest 32x32 blocks
-   * 2.5 times the flattest 16x16 ones); the call then filtered white
+   * 2.5 times the flattest 16x16 ones); or a camera's processed noise
+   * whose flattest 32x32 blocks read 4 times their own quarters (a soft
+   * background's shading); the call then filtered white
    * noise of sigma_fine, the finest scale's reading, and says so in
    * `notice`.  */
   int           noise_unmeasured;

@@ -181,7 +181,7 @@ fi
 # camera's sparse processed noise (is_processed ()), and keeps its
 # profile; chelsea's fur is as sparse there as a camera's noise, but its
 # flattest blocks are the soft background's shading, which their own
-# quarters take (block_scales.c, reads_shading ()).
+# quarters take (block_scales.c, blocks_hold_texture ()).
 for name in camera astronaut gravel coffee brick chelsea; do
   run "$cmd" --noise camera --threads 2 "$data/$name.png" "$o/clean.png"
   kept=$(psnr "$data/$name.png" "$o/clean.png")

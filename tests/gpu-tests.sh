@@ -335,9 +335,10 @@ fi
 # Clean photographs in camera noise (photo_noise.c): coffee.png's finest
 # scale is Gaussian grain, not a camera's sparse processed noise
 # (is_processed ()), and it keeps its profile; camera.png's is weak,
-# nearly white grain (is_grain ()), and brick.png's profile is texture
-# (block_scales.c): both are filtered as white noise of their finest
-# scale's reading, which both backends say.  Both backends read the same finest
+# nearly white grain (is_grain ()), brick.png's profile is texture and
+# chelsea.png's a soft background's shading (block_scales.c): these are
+# filtered as white noise of their finest scale's reading, which both
+# backends say.  Both backends read the same finest
 # scale and keep each photo at 45 dB or more.
 clean_camera_case () {  # FILE WHAT [PATTERN both logs hold]
   name="clean $1, camera noise ($2): GPU within 0.05 dB of the CPU, both at least 45 dB"

@@ -148,24 +148,6 @@ compare_whole (const void *a, const void *b)
                               &((const block_pair *) b)->whole);
 }
 
-/* The flattest 1 / BS_FLATTEST of the `n` blocks of `v` (sorted here by
- * their whole variance, at least one): their whole variance over their
- * quarters', 0 when the quarters are flat.  */
-static double
-flattest_over_quarters (block_pair *v, size_t n)
-{
-  size_t k = n / BS_FLATTEST > 0 ? n / BS_FLATTEST : 1;
-  double whole = 0.0, quarters = 0.0;
-
-  qsort (v, n, sizeof *v, compare_whole);
-  for (size_t i = 0; i < k; i++)
-    {
-      whole += v[i].whole;
-      quarters += v[i].quarters;
-    }
-  return quarters > 0.0 ? whole / quarters : 0.0;
-}
-
 /* The mean of the smallest 1 / BS_FLATTEST of `v` (`n` values, sorted
  * here), at least one.  */
 static double
@@ -186,9 +168,10 @@ bm3d_block_scale_ratio (const bm3d_image *in, float *within)
   int colour = in->channels - (in->has_alpha ? 1 : 0);
   int nx = in->width / BS_LARGE, ny = in->height / BS_LARGE;
   int step_x = 1, step_y = 1;
-  size_t large_n = 0, small_n = 0;
-  double *large, *small, flat_small, ratio = 0.0, own = 0.0;
-  block_pair *pairs;
+  size_t large_n = 0, small_n = 0, k;
+  double *small, flat_small, whole = 0.0, quarters = 0.0;
+  double ratio = 0.0, own = 0.0;
+  block_pair *large;
 
   /* Every block, or an even grid of about BS_BLOCKS_MAX of them.  */
   while ((size_t) ((nx + step_x - 1) / step_x)
@@ -201,13 +184,12 @@ bm3d_block_scale_ratio (const bm3d_image *in, float *within)
     }
   large = malloc (BS_BLOCKS_MAX * sizeof *large);
   small = malloc (4 * BS_BLOCKS_MAX * sizeof *small);
-  pairs = malloc (BS_BLOCKS_MAX * sizeof *pairs);
-  if (!large || !small || !pairs)
+  if (!large || !small)
     goto done;
   for (int by = 0; by < ny; by += step_y)
     for (int bx = 0; bx < nx; bx += step_x)
       {
-        block_sums q[4], whole;
+        block_sums q[4], sums;
         int all = 1;
 
         for (int i = 0; i < 4; i++)
@@ -218,11 +200,10 @@ bm3d_block_scale_ratio (const bm3d_image *in, float *within)
             all = 0;
         if (all)
           {
-            block_pair *p = &pairs[large_n];
+            block_pair *p = &large[large_n++];
 
-            large_sums (q, &whole);
-            p->whole = large[large_n++] = residual_variance (&whole,
-                                                             BS_LARGE);
+            large_sums (q, &sums);
+            p->whole = residual_variance (&sums, BS_LARGE);
             p->quarters = 0.0;
             for (int i = 0; i < 4; i++)
               p->quarters += small[small_n - 4 + i] / 4.0;
@@ -230,14 +211,22 @@ bm3d_block_scale_ratio (const bm3d_image *in, float *within)
       }
   if (large_n < BS_BLOCKS_MIN)
     goto done;
-  own = flattest_over_quarters (pairs, large_n);
+  /* The flattest twentieth of the 32x32 blocks, for both measures.  */
+  qsort (large, large_n, sizeof *large, compare_whole);
+  k = large_n / BS_FLATTEST > 0 ? large_n / BS_FLATTEST : 1;
+  for (size_t i = 0; i < k; i++)
+    {
+      whole += large[i].whole;
+      quarters += large[i].quarters;
+    }
+  if (quarters > 0.0)
+    own = whole / quarters;
   flat_small = flattest_mean (small, small_n);
   if (flat_small > 0.0)
-    ratio = flattest_mean (large, large_n) / flat_small;
+    ratio = whole / k / flat_small;
 done:
   free (large);
   free (small);
-  free (pairs);
   if (within)
     *within = (float) own;
   return (float) ratio;

@@ -230,10 +230,10 @@ is_grain (const bm3d_noise_profile *profile, float fine, float kurtosis)
 
 /* Weak Gaussian noise whose profile reads more than GRAIN_RATIO times
  * its finest scale: coarse noise, or texture (BLOCK_TEXTURE_RATIO
- * above), which bm3d_block_scale_ratio () tells.  */
+ * above).  */
 static int
-needs_block_scales (const bm3d_noise_profile *profile, float fine,
-                    float kurtosis)
+coarse_or_texture (const bm3d_noise_profile *profile, float fine,
+                   float kurtosis)
 {
   float luma;
 
@@ -241,17 +241,37 @@ needs_block_scales (const bm3d_noise_profile *profile, float fine,
          && luma > GRAIN_RATIO * fine;
 }
 
-/* Does processed noise of `profile` on `in` read its flattest blocks'
- * shading (QUARTER_TEXTURE_RATIO above)?  The estimate's reading when
- * the profile has one, else `in`'s.  */
+/* Noise whose flattest blocks bm3d_block_scale_ratio () tells from
+ * texture: coarse_or_texture (), or a camera's processed noise.  */
 static int
-reads_shading (const bm3d_image *in, const bm3d_noise_profile *profile)
+needs_block_scales (const bm3d_noise_profile *profile, float fine,
+                    float kurtosis)
 {
-  float quarters = profile->block_quarter_ratio;
+  return coarse_or_texture (profile, fine, kurtosis)
+         || is_processed (profile, fine, kurtosis);
+}
 
+/* Do the flattest blocks of `in`, under noise of `profile` whose finest
+ * scale measures `fine` with kurtosis `kurtosis`, hold texture?  Weak
+ * Gaussian noise reads it across block sizes (BLOCK_TEXTURE_RATIO), a
+ * camera's processed noise, which follows brightness, inside the
+ * blocks against their own quarters (QUARTER_TEXTURE_RATIO).  The
+ * estimate's readings when the profile has them, else `in`'s.  */
+static int
+blocks_hold_texture (const bm3d_image *in,
+                     const bm3d_noise_profile *profile, float fine,
+                     float kurtosis)
+{
+  float across = profile->block_scale_ratio;
+  float within = profile->block_quarter_ratio;
+
+  if (! needs_block_scales (profile, fine, kurtosis))
+    return 0;
   if (! profile->has_fine)
-    bm3d_block_scale_ratio (in, &quarters);
-  return quarters >= QUARTER_TEXTURE_RATIO;
+    across = bm3d_block_scale_ratio (in, &within);
+  return coarse_or_texture (profile, fine, kurtosis)
+         ? across >= BLOCK_TEXTURE_RATIO
+         : within >= QUARTER_TEXTURE_RATIO;
 }
 
 /* The finest scale's white sigma of `in` and its band's kurtosis, for
@@ -317,16 +337,14 @@ finest_scale_only (const bm3d_image *in, bm3d_job *job,
 /* For camera mode: when the noise of `in` is processed, the profile
  * takes the gain that brings its white sigma to processed_sigma ()
  * (job->photo_gain) and job->processed_noise is set
- * (bm3d_noise_profile_tables () below).  Weak grain (is_grain ()), a
- * weak noise's profile that is texture (BLOCK_TEXTURE_RATIO) and
- * processed noise whose profile is shading (QUARTER_TEXTURE_RATIO) give
- * way to white noise of the finest scale's reading; the report says
- * so.  */
+ * (bm3d_noise_profile_tables () below).  Weak grain (is_grain ()) and
+ * flattest blocks that hold texture (blocks_hold_texture ()) give way
+ * to white noise of the finest scale's reading; the report says so.  */
 bm3d_status
 bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
 {
   bm3d_noise_profile *profile = &job->noise_profile;
-  float fine, kurtosis, measured, blocks;
+  float fine, kurtosis, measured;
   bm3d_status status;
 
   if (profile->has_fine)
@@ -344,15 +362,7 @@ bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
     return finest_scale_only (in, job, profile, profile->channels, fine,
                               "weak grain, no camera's processed noise",
                               "; its coarser grain is kept");
-  if (needs_block_scales (profile, fine, kurtosis))
-    {
-      blocks = profile->has_fine ? profile->block_scale_ratio
-                                 : bm3d_block_scale_ratio (in, NULL);
-      if (blocks >= BLOCK_TEXTURE_RATIO)
-        return finest_scale_only (in, job, profile, profile->channels,
-                                  fine, texture_lead, "");
-    }
-  if (is_processed (profile, fine, kurtosis) && reads_shading (in, profile))
+  if (blocks_hold_texture (in, profile, fine, kurtosis))
     return finest_scale_only (in, job, profile, profile->channels, fine,
                               texture_lead, "");
   job->processed_noise = is_processed (profile, fine, kurtosis);
@@ -387,7 +397,8 @@ bm3d_photo_sigma (const bm3d_image *in, bm3d_job *job, float *sigma,
   job->tile_share = 0.0;
   status = bm3d_estimate_profile_cpu (in, job, &profile);
   if (status == BM3D_OK && is_processed (&profile, *sigma, kurtosis)
-      && ! reads_texture (&profile, *sigma) && ! reads_shading (in, &profile))
+      && ! reads_texture (&profile, *sigma)
+      && ! blocks_hold_texture (in, &profile, *sigma, kurtosis))
     {
       job->report->processed_noise = 1;
       *sigma = processed_sigma (profile.sigma_white);
@@ -495,8 +506,7 @@ check_texture (const bm3d_image *in, float fine, float kurtosis,
       /* Read once for the whole photograph, as the finest scale is.  */
       profile->block_scale_ratio = 0.0f;
       profile->block_quarter_ratio = 0.0f;
-      if (needs_block_scales (profile, fine, kurtosis)
-          || is_processed (profile, fine, kurtosis))
+      if (needs_block_scales (profile, fine, kurtosis))
         profile->block_scale_ratio
           = bm3d_block_scale_ratio (in, &profile->block_quarter_ratio);
       return BM3D_OK;
