@@ -159,7 +159,7 @@ layout_for_source (const Babl *source,
        * ()) get it, the others ignore it.  */
       layout->clipped = bm3d_format_is_integer (source);
     }
-  bm3d_layout_set_formats (layout, ! gray, has_alpha);
+  bm3d_layout_set_formats (layout, ! gray, has_alpha, source);
 }
 
 /* The settings as the procedure holds them, the expert options at

@@ -66,7 +66,8 @@ bm3d_layout_for (Bm3dDrawable  drawable,
   gboolean rgb = (gimp_drawable_is_rgb (drawable)
                   && ! bm3d_drawable_is_channel (drawable));
 
-  bm3d_layout_set_formats (layout, rgb, gimp_drawable_has_alpha (drawable));
+  bm3d_layout_set_formats (layout, rgb, gimp_drawable_has_alpha (drawable),
+                           gimp_drawable_get_format (drawable));
   /* Made here, on the main thread; used by the preview's worker.  */
   layout->to_u8 = babl_fish (layout->format, layout->format_u8);
   layout->clipped = judge_clipped && drawable_within_range (drawable, layout);

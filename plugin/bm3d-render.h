@@ -31,11 +31,14 @@
 #include "bm3d-values.h"
 
 /* How a drawable's pixels travel to the engine: always float, always in
- * the perceptual (gamma) encoding, whatever the image precision.  */
+ * the perceptual (gamma) encoding, whatever the image precision, and in
+ * the image's own colour space, as the command denoises a file's
+ * values: no conversion between spaces on the way, whose path babl
+ * picks by timing it (a busy machine could then change the pixels).  */
 typedef struct
 {
   const Babl *format;      /* float, what the engine sees        */
-  const Babl *format_u8;   /* 8-bit, what the preview draws      */
+  const Babl *format_u8;   /* 8-bit sRGB, what the preview draws */
   const Babl *to_u8;       /* the fish between the two           */
   gint        channels;
   gboolean    has_alpha;
@@ -77,10 +80,12 @@ typedef struct
 gboolean     bm3d_format_is_integer   (const Babl          *format);
 
 /* The float and 8-bit formats and the channels of `layout`, for colour
- * (`rgb`) or gray pixels, with or without alpha.  */
+ * (`rgb`) or gray pixels, with or without alpha; the float one in the
+ * colour space of `source` (the pixels' own format; NULL: sRGB).  */
 void         bm3d_layout_set_formats  (Bm3dLayout          *layout,
                                        gboolean             rgb,
-                                       gboolean             has_alpha);
+                                       gboolean             has_alpha,
+                                       const Babl          *source);
 
 /* The engine's parameters for `vals` (noise model, sigma, mode,
  * backend, the BM3D expert options) on pixels of `layout` (whether

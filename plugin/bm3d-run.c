@@ -528,7 +528,8 @@ bm3d_run_denoise_buffer (GeglBuffer        *source,
   gboolean             ok;
 
   bm3d_run_warm_up (vals);
-  bm3d_layout_set_formats (&layout, rgb, has_alpha);
+  bm3d_layout_set_formats (&layout, rgb, has_alpha,
+                           gegl_buffer_get_format (source));
   layout.to_u8 = babl_fish (layout.format, layout.format_u8);
   /* Integer samples, whose noise was clipped whenever the settings say
    * it may have been: what bm3d_layout_for () judges of a drawable of

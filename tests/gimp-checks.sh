@@ -286,6 +286,16 @@ same_pixels ()
   test "$psnr" = inf
 }
 
+# command_pixels IN RESULT: RESULT holds the pixels the command gives IN
+# with sigma estimated (it denoises the file's own values, in its own
+# colour space).
+command_pixels ()
+{
+  local out="$work/command-$(basename "$1")"
+  "$command" --sigma auto "$1" "$out" || return 1
+  same_pixels "$out" "$2"
+}
+
 # The dialog tests' driver (tests/gimp-dialog.sh, tests/gimp3-dialog.sh):
 # GIMP runs under a virtual display, xdotool presses the keys, and the
 # dialog's own log ($dialog_log, BM3D_DIALOG_LOG) says what it did.  They

@@ -113,6 +113,8 @@ check "in3/d.png (a wide-gamut profile) read by imageio" \
   grep -q "$work/in3/d.png: load .* by imageio$" "$work/gimp-3.log"
 check "... with the pixels of plug-in-bm3d-denoise, sigma estimated" \
   same_pixels "$work/single3/d.png" "$work/out3/d.png"
+check "... which are the command's: denoised in its own colour space" \
+  command_pixels "$work/in3/d.png" "$work/single3/d.png"
 check "in3/e.png (a Title chunk) left to GIMP's loader" \
   grep -q "$work/in3/e.png: load .* by GIMP$" "$work/gimp-3.log"
 check "... with the pixels of plug-in-bm3d-denoise, sigma estimated" \
