@@ -40,37 +40,28 @@ bm3d_format_is_integer (const Babl *format)
          && type != babl_type ("double");
 }
 
-/* `encoding` in the colour space of `source`, sRGB's without one.  */
-static const Babl *
-format_in_space_of (const gchar *encoding,
-                    const Babl  *source)
-{
-  const Babl *space = source ? babl_format_get_space (source) : NULL;
-
-  return space ? babl_format_with_space (encoding, space)
-               : babl_format (encoding);
-}
-
 void
 bm3d_layout_set_formats (Bm3dLayout *layout,
                          gboolean    rgb,
                          gboolean    has_alpha,
                          const Babl *source)
 {
+  /* babl takes a format for its space, and NULL for sRGB.  */
   layout->has_alpha = has_alpha;
   if (rgb)
     {
-      layout->format = format_in_space_of (has_alpha ? "R'G'B'A float"
-                                                     : "R'G'B' float",
-                                           source);
+      layout->format = babl_format_with_space (has_alpha ? "R'G'B'A float"
+                                                         : "R'G'B' float",
+                                               source);
       layout->format_u8 = babl_format (has_alpha ? "R'G'B'A u8"
                                                  : "R'G'B' u8");
       layout->channels = has_alpha ? 4 : 3;
     }
   else
     {
-      layout->format = format_in_space_of (has_alpha ? "Y'A float"
-                                                     : "Y' float", source);
+      layout->format = babl_format_with_space (has_alpha ? "Y'A float"
+                                                         : "Y' float",
+                                               source);
       layout->format_u8 = babl_format (has_alpha ? "Y'A u8" : "Y' u8");
       layout->channels = has_alpha ? 2 : 1;
     }
