@@ -206,6 +206,10 @@ typedef struct
    * (else 0): the flattest 32x32 blocks' variance over their own 16x16
    * quarters' (1.0 to 1.9 for noise, more for a bend of shading).  */
   float  block_quarter_ratio;
+  /* With has_fine, likewise: the unoriented share of the flattest 32x32
+   * blocks' gradient energy (about 0.7 to 0.84 for noise, less for
+   * texture with a direction: edges, fibres, bends of shading).  */
+  float  block_isotropy;
 } bm3d_noise_profile;
 
 /* What params->noise selects.  */

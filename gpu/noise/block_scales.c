@@ -32,6 +32,17 @@
  * of which the quarters' planes take more), a block that holds a
  * bend of shading more: the planes of its quarters follow the bend.
  *
+ * The third measure is of orientation.  Noise, white or correlated,
+ * has no direction: in a window of the flattest blocks its gradients'
+ * structure tensor has two eigenvalues of about one size, so the
+ * smaller holds most of their mean (0.84 for white noise, 0.71 for
+ * noise blurred by a Gaussian of deviation 1.5, with these windows).
+ * The edge of a fold, a fibre, a gradient's bend or a pattern has one:
+ * its energy lies along the larger.  The share the smaller eigenvalue
+ * holds, over the flattest twentieth of the 32x32 blocks (3 x 3 windows
+ * of 10 x 10 Sobel gradients each), is the unoriented share of what
+ * those blocks hold (photo_noise.c).
+ *
  * At most BS_BLOCKS_MAX blocks of 32x32 (half a megapixel, a few
  * milliseconds), spread evenly over the image, and the four 16x16
  * quarters of each, all in one pass; a block with a clipped pixel
@@ -43,6 +54,7 @@
 #include "noise/noise.h"
 #include "bm3d/bm3d_tables.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #define BS_LARGE        32
@@ -52,6 +64,9 @@
 #define BS_FLATTEST     20        /* the flattest 1 / BS_FLATTEST         */
 #define BS_CLIP_LOW     0.0f
 #define BS_CLIP_HIGH    255.0f
+#define BS_WINDOW       10        /* a structure tensor's window, pixels:
+                                     3 x 3 of them in a block's 30 x 30
+                                     Sobel gradients                   */
 
 /* Sums over a square block of side n, x and y from its centre: of the
  * values, their squares, and the values times x and times y.  */
@@ -135,10 +150,73 @@ large_sums (const block_sums q[4], block_sums *b)
     }
 }
 
+/* The luminance of the BS_LARGE x BS_LARGE block of `in` at (x0, y0),
+ * row by row, into `v`.  */
+static void
+block_luma (const bm3d_image *in, int colour, int x0, int y0, float *v)
+{
+  for (int y = 0; y < BS_LARGE; y++)
+    {
+      const float *p = in->data + (size_t) (y0 + y) * in->stride
+                       + (size_t) x0 * in->channels;
+
+      for (int x = 0; x < BS_LARGE; x++, p += in->channels)
+        {
+          float l = 0.0f;
+
+          for (int ch = 0; ch < colour; ch++)
+            l += colour == 3 ? bm3d_colour_fwd[0][ch] * p[ch] : p[ch];
+          *v++ = l;
+        }
+    }
+}
+
+/* The structure tensor of the Sobel gradients of the block `v` over
+ * the window of side BS_WINDOW whose top-left gradient is at (x0, y0)
+ * (1 to BS_LARGE - 2): its smaller eigenvalue added to `*minor`, the
+ * mean of its two to `*mean`.  */
+static void
+window_structure (const float *v, int x0, int y0, double *minor,
+                  double *mean)
+{
+  double xx = 0.0, yy = 0.0, xy = 0.0, half, apart;
+
+  for (int y = y0; y < y0 + BS_WINDOW; y++)
+    for (int x = x0; x < x0 + BS_WINDOW; x++)
+      {
+        const float *up = v + (y - 1) * BS_LARGE + x;
+        const float *row = up + BS_LARGE, *down = row + BS_LARGE;
+        double gx = (up[1] + 2.0 * row[1] + down[1])
+                    - (up[-1] + 2.0 * row[-1] + down[-1]);
+        double gy = (down[-1] + 2.0 * down[0] + down[1])
+                    - (up[-1] + 2.0 * up[0] + up[1]);
+
+        xx += gx * gx;
+        yy += gy * gy;
+        xy += gx * gy;
+      }
+  half = (xx + yy) / 2.0;
+  apart = sqrt ((xx - yy) * (xx - yy) / 4.0 + xy * xy);
+  *minor += half - apart;
+  *mean += half;
+}
+
+/* Over the 3 x 3 windows of a BS_LARGE block `v`: the structure
+ * tensors' smaller eigenvalues and their means, summed.  */
+static void
+block_structure (const float *v, double *minor, double *mean)
+{
+  *minor = *mean = 0.0;
+  for (int y = 1; y + BS_WINDOW <= BS_LARGE - 1; y += BS_WINDOW)
+    for (int x = 1; x + BS_WINDOW <= BS_LARGE - 1; x += BS_WINDOW)
+      window_structure (v, x, y, minor, mean);
+}
+
 /* A 32x32 block's plane-residual variance and its quarters' mean.  */
 typedef struct
 {
   double whole, quarters;
+  double minor, mean;         /* block_structure ()                     */
 } block_pair;
 
 static int
@@ -162,17 +240,19 @@ flattest_mean (double *v, size_t n)
   return sum / k;
 }
 
-float
-bm3d_block_scale_ratio (const bm3d_image *in, float *within)
+void
+bm3d_flat_block_measures (const bm3d_image *in, bm3d_flat_blocks *m)
 {
   int colour = in->channels - (in->has_alpha ? 1 : 0);
   int nx = in->width / BS_LARGE, ny = in->height / BS_LARGE;
   int step_x = 1, step_y = 1;
   size_t large_n = 0, small_n = 0, k;
   double *small, flat_small, whole = 0.0, quarters = 0.0;
-  double ratio = 0.0, own = 0.0;
+  double minor = 0.0, mean = 0.0;
+  float luma[BS_LARGE * BS_LARGE];
   block_pair *large;
 
+  m->across = m->within = m->isotropy = 0.0f;
   /* Every block, or an even grid of about BS_BLOCKS_MAX of them.  */
   while ((size_t) ((nx + step_x - 1) / step_x)
          * ((ny + step_y - 1) / step_y) > BS_BLOCKS_MAX)
@@ -207,27 +287,29 @@ bm3d_block_scale_ratio (const bm3d_image *in, float *within)
             p->quarters = 0.0;
             for (int i = 0; i < 4; i++)
               p->quarters += small[small_n - 4 + i] / 4.0;
+            block_luma (in, colour, bx * BS_LARGE, by * BS_LARGE, luma);
+            block_structure (luma, &p->minor, &p->mean);
           }
       }
   if (large_n < BS_BLOCKS_MIN)
     goto done;
-  /* The flattest twentieth of the 32x32 blocks, for both measures.  */
+  /* The flattest twentieth of the 32x32 blocks, for all three.  */
   qsort (large, large_n, sizeof *large, compare_whole);
   k = large_n / BS_FLATTEST > 0 ? large_n / BS_FLATTEST : 1;
   for (size_t i = 0; i < k; i++)
     {
       whole += large[i].whole;
       quarters += large[i].quarters;
+      minor += large[i].minor;
+      mean += large[i].mean;
     }
   if (quarters > 0.0)
-    own = whole / quarters;
+    m->within = (float) (whole / quarters);
+  m->isotropy = mean > 0.0 ? (float) (minor / mean) : 1.0f;
   flat_small = flattest_mean (small, small_n);
   if (flat_small > 0.0)
-    ratio = whole / k / flat_small;
+    m->across = (float) (whole / k / flat_small);
 done:
   free (large);
   free (small);
-  if (within)
-    *within = (float) own;
-  return (float) ratio;
 }

@@ -52,12 +52,23 @@ bm3d_status bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job,
                                float *sigma, float *kurtosis);
 
 /* ---- noise against texture: block_scales.c ---------------------------- */
-/* The luminance's flattest 32x32 blocks' plane-residual variance over
- * its flattest 16x16 blocks' (block_scales.c says how); 0 when fewer
- * than 20 blocks are unclipped, or the smaller ones are flat.  With
- * `within`: the flattest 32x32 blocks' over their own quarters' (0
- * likewise).  */
-float       bm3d_block_scale_ratio (const bm3d_image *in, float *within);
+/* What the luminance's flattest 32x32 blocks hold (block_scales.c says
+ * how); each 0 when fewer than 20 blocks are unclipped.  */
+typedef struct
+{
+  /* Their plane-residual variance over the flattest 16x16 blocks' (0
+   * when those are flat).  */
+  float across;
+  /* Their plane-residual variance over their own quarters'.  */
+  float within;
+  /* The unoriented share of their gradients' energy: the local
+   * structure tensors' smaller eigenvalue over their mean (1 where the
+   * blocks have no gradient at all).  */
+  float isotropy;
+} bm3d_flat_blocks;
+
+void        bm3d_flat_block_measures (const bm3d_image *in,
+                                      bm3d_flat_blocks *m);
 
 /* ---- noise profiles: noise_profile_estimate.c ------------------------ */
 /* Estimate the profile of `in` (checked by the caller, at least

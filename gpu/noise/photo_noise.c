@@ -138,6 +138,24 @@
  * blocks").  */
 #define QUARTER_TEXTURE_RATIO 4.0f
 
+/* Texture with a direction in the flattest blocks.  Noise has
+ * none: in the flattest blocks the smaller eigenvalue of its gradients'
+ * local structure tensor holds NOISE_ISOTROPY of their mean or more
+ * (block_scales.c: 0.84 for white noise, 0.71 for noise blurred by a
+ * Gaussian of deviation 1.5, coarser than a camera's processed noise
+ * reads).  What the flattest blocks hold beyond that is oriented:
+ * edges, fibres, the bends of a soft background, which camera mode
+ * would smooth as noise.  Where those blocks are read (a camera's
+ * processed noise, and weak noise whose profile reads well above its
+ * finest scale: needs_block_scales ()), the level is scaled by the
+ * square root of the share measured over NOISE_ISOTROPY (at most 1:
+ * noise is never raised), down to ISOTROPY_SCALE_MIN.  Strong noise
+ * is not read: texture is a small part of its flattest blocks.  The
+ * constant is the blurred noise's, not fitted on photographs; what it
+ * does on them is in docs/camera-noise.md ("Oriented texture").  */
+#define NOISE_ISOTROPY      0.70f
+#define ISOTROPY_SCALE_MIN  0.5f
+
 /* The fifth smallest of the luminance plane's high-frequency DCT
  * variances (u + v >= 8) that `profile` predicts, as a deviation.  */
 static float
@@ -174,14 +192,28 @@ reads_texture (const bm3d_noise_profile *profile, float fine)
          && predicted > measured + TEXTURE_EXCESS;
 }
 
-/* The white RGB sigma BM3D is given for processed noise whose profile
- * measures `measured` (its sigma_white).  */
+/* The share of a noise level kept for flattest blocks whose
+ * unoriented share is `isotropy` (0: not measured, all kept).  */
 static float
-processed_sigma (float measured)
+unoriented_scale (float isotropy)
+{
+  float r = isotropy / NOISE_ISOTROPY;
+
+  if (!(isotropy > 0.0f) || r >= 1.0f)
+    return 1.0f;
+  return fmaxf (sqrtf (r), ISOTROPY_SCALE_MIN);
+}
+
+/* The white RGB sigma BM3D is given for processed noise whose profile
+ * measures `measured` (its sigma_white), in flattest blocks whose
+ * unoriented share is `isotropy`: the oriented share is taken from
+ * what is left under the cap, itself set for texture taken for noise.  */
+static float
+processed_sigma (float measured, float isotropy)
 {
   float s = PHOTO_GAIN * measured;
 
-  return s < PHOTO_SIGMA_MAX ? s : PHOTO_SIGMA_MAX;
+  return fminf (s, PHOTO_SIGMA_MAX) * unoriented_scale (isotropy);
 }
 
 /* Is noise of profile `profile`, whose finest scale measures `fine`
@@ -251,27 +283,38 @@ needs_block_scales (const bm3d_noise_profile *profile, float fine,
          || is_processed (profile, fine, kurtosis);
 }
 
-/* Do the flattest blocks of `in`, under noise of `profile` whose finest
+/* The flattest blocks' measures (block_scales.c) for noise of
+ * `profile` in `in`: the estimate's when the profile has them, else
+ * read on `in`.  */
+static void
+flat_blocks (const bm3d_image *in, const bm3d_noise_profile *profile,
+             bm3d_flat_blocks *m)
+{
+  if (profile->has_fine)
+    {
+      m->across = profile->block_scale_ratio;
+      m->within = profile->block_quarter_ratio;
+      m->isotropy = profile->block_isotropy;
+    }
+  else
+    bm3d_flat_block_measures (in, m);
+}
+
+/* Do the flattest blocks `m`, under noise of `profile` whose finest
  * scale measures `fine` with kurtosis `kurtosis`, hold texture?  Weak
  * Gaussian noise reads it across block sizes (BLOCK_TEXTURE_RATIO), a
  * camera's processed noise, which follows brightness, inside the
- * blocks against their own quarters (QUARTER_TEXTURE_RATIO).  The
- * estimate's readings when the profile has them, else `in`'s.  */
+ * blocks against their own quarters (QUARTER_TEXTURE_RATIO).  */
 static int
-blocks_hold_texture (const bm3d_image *in,
+blocks_hold_texture (const bm3d_flat_blocks *m,
                      const bm3d_noise_profile *profile, float fine,
                      float kurtosis)
 {
-  float across = profile->block_scale_ratio;
-  float within = profile->block_quarter_ratio;
-
   if (! needs_block_scales (profile, fine, kurtosis))
     return 0;
-  if (! profile->has_fine)
-    across = bm3d_block_scale_ratio (in, &within);
   return coarse_or_texture (profile, fine, kurtosis)
-         ? across >= BLOCK_TEXTURE_RATIO
-         : within >= QUARTER_TEXTURE_RATIO;
+         ? m->across >= BLOCK_TEXTURE_RATIO
+         : m->within >= QUARTER_TEXTURE_RATIO;
 }
 
 /* The finest scale's white sigma of `in` and its band's kurtosis, for
@@ -339,11 +382,14 @@ finest_scale_only (const bm3d_image *in, bm3d_job *job,
  * (job->photo_gain) and job->processed_noise is set
  * (bm3d_noise_profile_tables () below).  Weak grain (is_grain ()) and
  * flattest blocks that hold texture (blocks_hold_texture ()) give way
- * to white noise of the finest scale's reading; the report says so.  */
+ * to white noise of the finest scale's reading; the report says so.
+ * Flattest blocks whose gradients have a direction lower the gain
+ * (unoriented_scale ()).  */
 bm3d_status
 bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
 {
   bm3d_noise_profile *profile = &job->noise_profile;
+  bm3d_flat_blocks blocks = { 0.0f, 0.0f, 0.0f };
   float fine, kurtosis, measured;
   bm3d_status status;
 
@@ -358,18 +404,22 @@ bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
   job->report->fine_kurtosis = kurtosis;
   job->photo_gain = 1.0f;
   job->processed_noise = 0;
+  if (needs_block_scales (profile, fine, kurtosis))
+    flat_blocks (in, profile, &blocks);
   if (is_grain (profile, fine, kurtosis))
     return finest_scale_only (in, job, profile, profile->channels, fine,
                               "weak grain, no camera's processed noise",
                               "; its coarser grain is kept");
-  if (blocks_hold_texture (in, profile, fine, kurtosis))
+  if (blocks_hold_texture (&blocks, profile, fine, kurtosis))
     return finest_scale_only (in, job, profile, profile->channels, fine,
                               texture_lead, "");
   job->processed_noise = is_processed (profile, fine, kurtosis);
   job->report->processed_noise = job->processed_noise;
   measured = profile->sigma_white > 0.01f ? profile->sigma_white : 0.01f;
   if (job->processed_noise)
-    job->photo_gain = processed_sigma (measured) / measured;
+    job->photo_gain = processed_sigma (measured, blocks.isotropy) / measured;
+  else
+    job->photo_gain = unoriented_scale (blocks.isotropy);
   return BM3D_OK;
 }
 
@@ -384,6 +434,7 @@ bm3d_photo_sigma (const bm3d_image *in, bm3d_job *job, float *sigma,
                   float kurtosis)
 {
   bm3d_noise_profile profile;
+  bm3d_flat_blocks blocks;
   bm3d_status status;
 
   job->report->sigma_fine = *sigma;
@@ -396,12 +447,14 @@ bm3d_photo_sigma (const bm3d_image *in, bm3d_job *job, float *sigma,
   job->tile_base = 1.0;
   job->tile_share = 0.0;
   status = bm3d_estimate_profile_cpu (in, job, &profile);
-  if (status == BM3D_OK && is_processed (&profile, *sigma, kurtosis)
-      && ! reads_texture (&profile, *sigma)
-      && ! blocks_hold_texture (in, &profile, *sigma, kurtosis))
+  if (status != BM3D_OK || ! is_processed (&profile, *sigma, kurtosis)
+      || reads_texture (&profile, *sigma))
+    return status;
+  flat_blocks (in, &profile, &blocks);
+  if (! blocks_hold_texture (&blocks, &profile, *sigma, kurtosis))
     {
       job->report->processed_noise = 1;
-      *sigma = processed_sigma (profile.sigma_white);
+      *sigma = processed_sigma (profile.sigma_white, blocks.isotropy);
     }
   return status;
 }
@@ -506,9 +559,16 @@ check_texture (const bm3d_image *in, float fine, float kurtosis,
       /* Read once for the whole photograph, as the finest scale is.  */
       profile->block_scale_ratio = 0.0f;
       profile->block_quarter_ratio = 0.0f;
+      profile->block_isotropy = 0.0f;
       if (needs_block_scales (profile, fine, kurtosis))
-        profile->block_scale_ratio
-          = bm3d_block_scale_ratio (in, &profile->block_quarter_ratio);
+        {
+          bm3d_flat_blocks m;
+
+          bm3d_flat_block_measures (in, &m);
+          profile->block_scale_ratio = m.across;
+          profile->block_quarter_ratio = m.within;
+          profile->block_isotropy = m.isotropy;
+        }
       return BM3D_OK;
     }
   return finest_scale_only (in, job, profile, job->channels, fine,
