@@ -75,6 +75,18 @@ typedef struct
   double sum, squares, sx, sy;
 } block_sums;
 
+/* The luminance the engine matches on, of the pixel `p` (`colour`
+ * channels: 3, or 1 for gray).  */
+static inline float
+pixel_luma (const float *p, int colour)
+{
+  float v = 0.0f;
+
+  for (int ch = 0; ch < colour; ch++)
+    v += colour == 3 ? bm3d_colour_fwd[0][ch] * p[ch] : p[ch];
+  return v;
+}
+
 /* The sums of the BS_SMALL x BS_SMALL block of `in` at (x0, y0); 0 when
  * a pixel in it is clipped (every channel at 0 or 255).  */
 static int
@@ -93,14 +105,11 @@ small_sums (const bm3d_image *in, int colour, int x0, int y0,
 
       for (int x = 0; x < BS_SMALL; x++, p += in->channels)
         {
-          float v = 0.0f;
+          float v = pixel_luma (p, colour);
           int clipped = 0;
 
           for (int ch = 0; ch < colour; ch++)
-            {
-              clipped += p[ch] <= BS_CLIP_LOW || p[ch] >= BS_CLIP_HIGH;
-              v += colour == 3 ? bm3d_colour_fwd[0][ch] * p[ch] : p[ch];
-            }
+            clipped += p[ch] <= BS_CLIP_LOW || p[ch] >= BS_CLIP_HIGH;
           if (clipped == colour)
             return 0;
           row += v;
@@ -151,7 +160,9 @@ large_sums (const block_sums q[4], block_sums *b)
 }
 
 /* The luminance of the BS_LARGE x BS_LARGE block of `in` at (x0, y0),
- * row by row, into `v`.  */
+ * row by row, into `v`.  small_sums () reads the pixels on its own:
+ * taking the quarters' sums from this buffer instead measured about a
+ * tenth slower.  */
 static void
 block_luma (const bm3d_image *in, int colour, int x0, int y0, float *v)
 {
@@ -161,13 +172,7 @@ block_luma (const bm3d_image *in, int colour, int x0, int y0, float *v)
                        + (size_t) x0 * in->channels;
 
       for (int x = 0; x < BS_LARGE; x++, p += in->channels)
-        {
-          float l = 0.0f;
-
-          for (int ch = 0; ch < colour; ch++)
-            l += colour == 3 ? bm3d_colour_fwd[0][ch] * p[ch] : p[ch];
-          *v++ = l;
-        }
+        *v++ = pixel_luma (p, colour);
     }
 }
 
