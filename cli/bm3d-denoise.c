@@ -462,7 +462,7 @@ camera_profile (const Options *opt, const bm3d_image *in,
       if (profile->has_fine && profile->block_isotropy > 0.0f)
         cli_message ("flattest blocks: %.2f of their gradients' energy "
                      "unoriented (noise 0.7 and more; the rest is "
-                     "texture, and lowers a camera's processed noise)",
+                     "texture, and lowers the noise level)",
                      (double) profile->block_isotropy);
     }
   return 0;
