@@ -273,7 +273,7 @@ coarse_or_texture (const bm3d_noise_profile *profile, float fine,
          && luma > GRAIN_RATIO * fine;
 }
 
-/* Noise whose flattest blocks bm3d_block_scale_ratio () tells from
+/* Noise whose flattest blocks bm3d_flat_block_measures () tells from
  * texture: coarse_or_texture (), or a camera's processed noise.  */
 static int
 needs_block_scales (const bm3d_noise_profile *profile, float fine,
