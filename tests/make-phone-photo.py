@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+# How tests/data/phone-coffee-noisy.jpg and phone-coffee-clean.png were
+# made (kept for the record; the tests read the committed files): a
+# 384x256 crop of coffee.png in linear light, under-exposed fifty
+# times, sampled on an RGGB mosaic, given Poisson-Gaussian noise as a
+# phone's sensor gives it, amplified back, demosaiced (bilinear) and
+# gamma-encoded, as make-dark-photo.py does without the mosaic; then
+# what a phone's processing does next: an edge-aware noise reduction of
+# the luminance (a bilateral filter, 9x9, spatial deviation 2.5, range
+# deviation 30 on the 0..255 scale), the chroma smoothed (Gaussian,
+# deviation 3), a light sharpening of the luminance, and JPEG quality
+# 92.  The clean file is the same pipeline without the noise, before the
+# JPEG.  Needs numpy, scipy and pillow.
+#
+#   python3 tests/make-phone-photo.py tests/data/coffee.png tests/data
+#
+# With --folder it gives the same processing (chroma smoothed by
+# --chroma S, 0: not at all) to each NAME_real.jpg of a folder such as
+# ../shared/benchmark-sets/synthetic-phone-noise, written as
+# DEST/NAME_real.JPG beside a link DEST/NAME_mean.png to its truth: the
+# probe sets of docs/camera-noise.md ("Noise a phone's noise reduction
+# left"), made in a scratch folder, never in the project.
+#
+#   python3 tests/make-phone-photo.py --folder --chroma 0 SRC DEST
+#
+# Copyright (C) 2026 The BM3D Denoise for GIMP authors
+#
+# This program is free software: you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 3 of the License, or
+# (at your option) any later version.
+import glob
+import os
+import sys
+
+import numpy as np
+from PIL import Image
+from scipy.ndimage import gaussian_filter
+
+EXPOSURE, SHOT, READ, SEED = 0.02, 0.0008, 4e-6, 36
+# RGB to YCbCr (JPEG's), and back.
+YCC = np.array([[0.299, 0.587, 0.114],
+                [-0.168736, -0.331264, 0.5],
+                [0.5, -0.418688, -0.081312]])
+
+
+def encode(lin):
+    return 255 * np.clip(lin, 0, 1) ** (1 / 2.2)
+
+
+def bilateral(y, radius=4, spatial=2.5, rng=30.0):
+    h, w = y.shape
+    p = np.pad(y, radius, mode="reflect")
+    num = np.zeros_like(y)
+    den = np.zeros_like(y)
+    for dy in range(-radius, radius + 1):
+        for dx in range(-radius, radius + 1):
+            q = p[radius + dy:radius + dy + h, radius + dx:radius + dx + w]
+            wgt = np.exp(-(dx * dx + dy * dy) / (2 * spatial ** 2)
+                         - (q - y) ** 2 / (2 * rng ** 2))
+            num += wgt * q
+            den += wgt
+    return num / den
+
+
+def phone_processing(rgb, chroma=3.0):
+    ycc = rgb @ YCC.T
+    y = bilateral(ycc[..., 0])
+    ycc[..., 0] = y + 0.6 * (y - gaussian_filter(y, 1.0))
+    for c in (1, 2):
+        if chroma > 0:
+            ycc[..., c] = gaussian_filter(ycc[..., c], chroma)
+    return ycc @ np.linalg.inv(YCC).T
+
+
+def to_image(rgb):
+    return Image.fromarray(np.round(np.clip(rgb, 0, 255)).astype(np.uint8))
+
+
+def bayer(rgb):
+    """The RGGB mosaic's one value a photosite."""
+    m = np.zeros(rgb.shape[:2])
+    m[0::2, 0::2] = rgb[0::2, 0::2, 0]
+    m[0::2, 1::2] = rgb[0::2, 1::2, 1]
+    m[1::2, 0::2] = rgb[1::2, 0::2, 1]
+    m[1::2, 1::2] = rgb[1::2, 1::2, 2]
+    return m
+
+
+def demosaic(m):
+    """Bilinear: each colour's photosites, spread to the others."""
+    h, w = m.shape
+    mask = np.zeros((h, w, 3))
+    mask[0::2, 0::2, 0] = 1
+    mask[0::2, 1::2, 1] = mask[1::2, 0::2, 1] = 1
+    mask[1::2, 1::2, 2] = 1
+    k = np.array([[1, 2, 1], [2, 4, 2], [1, 2, 1]]) / 4.0
+    out = np.zeros((h, w, 3))
+    for c in range(3):
+        v = np.pad(m * mask[..., c], 1, mode="reflect")
+        n = np.pad(mask[..., c], 1, mode="reflect")
+        sv = sum(k[i, j] * v[i:i + h, j:j + w] for i in range(3) for j in range(3))
+        sn = sum(k[i, j] * n[i:i + h, j:j + w] for i in range(3) for j in range(3))
+        out[..., c] = sv / sn
+    return out
+
+
+def main(src, out):
+    x = np.asarray(Image.open(src).convert("RGB"), dtype=np.float64) / 255
+    x = x[72:328, 108:492]
+    raw = bayer(x ** 2.2 * EXPOSURE)
+    rng = np.random.default_rng(SEED)
+    noisy = raw + rng.standard_normal(raw.shape) * np.sqrt(SHOT * np.clip(raw, 0, None) + READ)
+    raw, noisy = demosaic(raw), demosaic(noisy)
+    to_image(phone_processing(encode(raw / EXPOSURE))).save(
+        out + "/phone-coffee-clean.png")
+    to_image(phone_processing(encode(noisy / EXPOSURE))).save(
+        out + "/phone-coffee-noisy.jpg", quality=92)
+
+
+def folder(src, dest, chroma):
+    os.makedirs(dest, exist_ok=True)
+    for path in sorted(glob.glob(os.path.join(src, "*_real.jpg"))):
+        name = os.path.basename(path)[:-len("_real.jpg")]
+        rgb = np.asarray(Image.open(path).convert("RGB"), dtype=np.float64)
+        to_image(phone_processing(rgb, chroma)).save(
+            os.path.join(dest, name + "_real.JPG"), quality=92)
+        link = os.path.join(dest, name + "_mean.png")
+        if not os.path.lexists(link):
+            os.symlink(os.path.abspath(os.path.join(src, name + "_mean.png")),
+                       link)
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    if args[:1] == ["--folder"]:
+        chroma = 3.0
+        if args[1:2] == ["--chroma"]:
+            chroma = float(args[2])
+            args = args[2:]
+        folder(args[1], args[2], chroma)
+    else:
+        main(*args[:2])
