@@ -197,10 +197,10 @@ typedef struct
    * its DCT coefficients per patch: 2.8 for Gaussian noise or grain,
    * higher for what a camera's noise reduction and JPEG leave).  */
   float  fine_kurtosis;
-  /* With has_fine, for weak Gaussian noise the profile reads well above
-   * that finest scale (else 0): the flattest 32x32 blocks' variance over
-   * the flattest 16x16 blocks' (1.1 to 1.5 for noise, more for
-   * texture).  */
+  /* With has_fine, for noise the profile reads well above that finest
+   * scale, no camera's processed noise (else 0): the flattest 32x32
+   * blocks' variance over the flattest 16x16 blocks' (1.1 to 1.5 for
+   * noise, more for texture).  */
   float  block_scale_ratio;
   /* With has_fine, for that noise and for a camera's processed noise
    * (else 0): the flattest 32x32 blocks' variance over their own 16x16

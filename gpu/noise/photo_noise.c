@@ -104,9 +104,10 @@
 #define GRAIN_RATIO     2.5f
 #define GRAIN_MAX       5.0f
 
-/* Texture at the profile's scale.  Weak Gaussian noise whose profile
- * reads more than GRAIN_RATIO times its finest scale is coarse noise, or
- * the flattest 32x32 blocks held texture.  Noise is the same at every
+/* Texture at the profile's scale.  Noise (no camera's processed
+ * noise, weak or strong) whose profile reads more than GRAIN_RATIO
+ * times its finest scale is coarse noise, or the flattest 32x32 blocks
+ * held texture.  Noise is the same at every
  * block size, texture grows with it (block_scales.c): when the flattest
  * 32x32 blocks read BLOCK_TEXTURE_RATIO times the flattest 16x16 ones,
  * the profile is texture, and the photograph is filtered as white noise
@@ -150,7 +151,8 @@
  * finest scale: needs_block_scales ()), the level is scaled by the
  * square root of the share measured over NOISE_ISOTROPY (at most 1:
  * noise is never raised), down to ISOTROPY_SCALE_MIN.  Strong noise
- * is not read: texture is a small part of its flattest blocks.  The
+ * is read only when its profile reads well above its finest scale:
+ * elsewhere texture is a small part of its flattest blocks.  The
  * constant is the blurred noise's, not fitted on photographs; what it
  * does on them is in docs/camera-noise.md ("Oriented texture").  */
 #define NOISE_ISOTROPY      0.70f
@@ -282,42 +284,46 @@ is_processed (const bm3d_noise_profile *profile, float fine,
 }
 
 /* Is the noise of profile `profile`, whose finest scale measures `fine`
- * with kurtosis `kurtosis`, weak and Gaussian there (less than
- * WEAK_FINE_MAX, no camera's processed noise), and read stronger by the
- * profile than by that scale?  (A white profile made of that reading,
- * white_profile () below, holds at least 0.05.)  */
+ * with kurtosis `kurtosis`, no camera's processed noise, and read
+ * stronger by the profile than by that scale?  (A white profile made
+ * of that reading, white_profile () below, holds at least 0.05.)  */
 static int
-weak_gaussian (const bm3d_noise_profile *profile, float fine,
-               float kurtosis, float *luma)
+above_fine_scale (const bm3d_noise_profile *profile, float fine,
+                  float kurtosis, float *luma)
 {
   float chroma;
 
   bm3d_noise_profile_levels (profile, luma, &chroma);
-  return fine < WEAK_FINE_MAX && *luma > fmaxf (fine, 0.05f)
+  return *luma > fmaxf (fine, 0.05f)
          && ! is_processed (profile, fine, kurtosis);
 }
 
-/* Weak grain (above): weak Gaussian noise, its profile at most
- * GRAIN_RATIO times its finest scale and under GRAIN_MAX.  */
+/* Weak grain (above): noise weak at the finest scale (under
+ * WEAK_FINE_MAX), its profile above that scale but at most GRAIN_RATIO
+ * times it, and under GRAIN_MAX.  */
 static int
 is_grain (const bm3d_noise_profile *profile, float fine, float kurtosis)
 {
   float luma;
 
-  return weak_gaussian (profile, fine, kurtosis, &luma)
+  return fine < WEAK_FINE_MAX
+         && above_fine_scale (profile, fine, kurtosis, &luma)
          && luma <= GRAIN_RATIO * fine && luma < GRAIN_MAX;
 }
 
-/* Weak Gaussian noise whose profile reads more than GRAIN_RATIO times
- * its finest scale: coarse noise, or texture (BLOCK_TEXTURE_RATIO
- * above).  */
+/* Noise whose profile reads more than GRAIN_RATIO times its finest
+ * scale: coarse noise, or texture (BLOCK_TEXTURE_RATIO above), however
+ * strong the noise.  Strong noise fills most of the flattest blocks;
+ * but where no part of a photograph is flat (texture everywhere, or a
+ * textured photograph made smaller with its noise), they hold texture
+ * beside it, and the profile reads it.  */
 static int
 coarse_or_texture (const bm3d_noise_profile *profile, float fine,
                    float kurtosis)
 {
   float luma;
 
-  return weak_gaussian (profile, fine, kurtosis, &luma)
+  return above_fine_scale (profile, fine, kurtosis, &luma)
          && luma > GRAIN_RATIO * fine;
 }
 
