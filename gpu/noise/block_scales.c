@@ -160,9 +160,9 @@ large_sums (const block_sums q[4], block_sums *b)
 }
 
 /* The luminance of the BS_LARGE x BS_LARGE block of `in` at (x0, y0),
- * row by row, into `v`.  small_sums () reads the pixels on its own:
- * taking the quarters' sums from this buffer instead measured about a
- * tenth slower.  */
+ * row by row, into `v`: for the structure tensors of the flattest
+ * blocks alone, once they are known.  small_sums () reads the pixels
+ * of every block on its own.  */
 static void
 block_luma (const bm3d_image *in, int colour, int x0, int y0, float *v)
 {
@@ -217,11 +217,12 @@ block_structure (const float *v, double *minor, double *mean)
       window_structure (v, x, y, minor, mean);
 }
 
-/* A 32x32 block's plane-residual variance and its quarters' mean.  */
+/* A 32x32 block's plane-residual variance and its quarters' mean, and
+ * where it is (in blocks).  */
 typedef struct
 {
   double whole, quarters;
-  double minor, mean;         /* block_structure ()                     */
+  int    bx, by;
 } block_pair;
 
 static int
@@ -292,21 +293,27 @@ bm3d_flat_block_measures (const bm3d_image *in, bm3d_flat_blocks *m)
             p->quarters = 0.0;
             for (int i = 0; i < 4; i++)
               p->quarters += small[small_n - 4 + i] / 4.0;
-            block_luma (in, colour, bx * BS_LARGE, by * BS_LARGE, luma);
-            block_structure (luma, &p->minor, &p->mean);
+            p->bx = bx;
+            p->by = by;
           }
       }
   if (large_n < BS_BLOCKS_MIN)
     goto done;
-  /* The flattest twentieth of the 32x32 blocks, for all three.  */
+  /* The flattest twentieth of the 32x32 blocks, for all three; the
+   * structure tensors of those blocks alone.  */
   qsort (large, large_n, sizeof *large, compare_whole);
   k = large_n / BS_FLATTEST > 0 ? large_n / BS_FLATTEST : 1;
   for (size_t i = 0; i < k; i++)
     {
+      double block_minor, block_mean;
+
       whole += large[i].whole;
       quarters += large[i].quarters;
-      minor += large[i].minor;
-      mean += large[i].mean;
+      block_luma (in, colour, large[i].bx * BS_LARGE,
+                  large[i].by * BS_LARGE, luma);
+      block_structure (luma, &block_minor, &block_mean);
+      minor += block_minor;
+      mean += block_mean;
     }
   if (quarters > 0.0)
     m->within = (float) (whole / quarters);

@@ -610,9 +610,10 @@ check_texture (const bm3d_image *in, float fine, float kurtosis,
 {
   bm3d_flat_blocks m = { 0.0f, 0.0f, 0.0f };
   int missed = misses_fine_scale (profile, fine);
+  int needs = needs_block_scales (profile, fine, kurtosis);
 
   /* Read once for the whole photograph, as the finest scale is.  */
-  if (missed || needs_block_scales (profile, fine, kurtosis))
+  if (missed || needs)
     bm3d_flat_block_measures (in, &m);
   if (missed && ! is_reduced_noise (profile, kurtosis, &m))
     return finest_scale_only (in, job, profile, job->channels, fine,
@@ -623,7 +624,7 @@ check_texture (const bm3d_image *in, float fine, float kurtosis,
   profile->block_scale_ratio = 0.0f;
   profile->block_quarter_ratio = 0.0f;
   profile->block_isotropy = 0.0f;
-  if (needs_block_scales (profile, fine, kurtosis))
+  if (needs)
     {
       profile->block_scale_ratio = m.across;
       profile->block_quarter_ratio = m.within;
