@@ -210,6 +210,11 @@ typedef struct
    * blocks' gradient energy (about 0.7 to 0.84 for noise, less for
    * texture with a direction: edges, fibres, bends of shading).  */
   float  block_isotropy;
+  /* With has_fine, for noise the profile reads above that finest scale,
+   * no camera's processed noise (else 0): the flattest 16x16 blocks'
+   * plane-residual variance of the luminance (0..255 squared), which
+   * white noise of the finest scale's level predicts.  */
+  float  block_small_variance;
 } bm3d_noise_profile;
 
 /* What params->noise selects.  */
@@ -358,7 +363,10 @@ typedef struct
    * times that, and under 5) or a profile of texture (its flattest 32x32 blocks
    * 2.5 times the flattest 16x16 ones); or a camera's processed noise
    * whose flattest 32x32 blocks read 4 times their own quarters (a soft
-   * background's shading); the call then filtered white
+   * background's shading); or noise its profile reads above the finest
+   * scale whose flattest 16x16 blocks hold less than twice what white
+   * noise of that scale's reading gives them (white noise under
+   * texture); the call then filtered white
    * noise of sigma_fine, the finest scale's reading, and says so in
    * `notice`.  */
   int           noise_unmeasured;

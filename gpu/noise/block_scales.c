@@ -43,6 +43,11 @@
  * of 10 x 10 Sobel gradients each), is the unoriented share of what
  * those blocks hold (photo_noise.c).
  *
+ * The flattest 16x16 blocks' variance is given as it is too: white
+ * noise of the finest scale's level predicts it, coarser noise puts
+ * several times that there, and the profile's excess over that scale
+ * is texture when it does not (photo_noise.c, is_fine_white ()).
+ *
  * At most BS_BLOCKS_MAX blocks of 32x32 (half a megapixel, a few
  * milliseconds), spread evenly over the image, and the four 16x16
  * quarters of each, all in one pass; a block with a clipped pixel
@@ -258,7 +263,7 @@ bm3d_flat_block_measures (const bm3d_image *in, bm3d_flat_blocks *m)
   float luma[BS_LARGE * BS_LARGE];
   block_pair *large;
 
-  m->across = m->within = m->isotropy = 0.0f;
+  m->across = m->within = m->isotropy = m->small = 0.0f;
   /* Every block, or an even grid of about BS_BLOCKS_MAX of them.  */
   while ((size_t) ((nx + step_x - 1) / step_x)
          * ((ny + step_y - 1) / step_y) > BS_BLOCKS_MAX)
@@ -319,6 +324,7 @@ bm3d_flat_block_measures (const bm3d_image *in, bm3d_flat_blocks *m)
     m->within = (float) (whole / quarters);
   m->isotropy = mean > 0.0 ? (float) (minor / mean) : 1.0f;
   flat_small = flattest_mean (small, small_n);
+  m->small = (float) flat_small;
   if (flat_small > 0.0)
     m->across = (float) (whole / k / flat_small);
 done:

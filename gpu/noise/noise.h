@@ -65,6 +65,10 @@ typedef struct
    * structure tensors' smaller eigenvalue over their mean (1 where the
    * blocks have no gradient at all).  */
   float isotropy;
+  /* The flattest twentieth of the 16x16 blocks: their mean
+   * plane-residual variance (0..255 squared; 0 when fewer than 20 of
+   * the 32x32 blocks are unclipped).  */
+  float small;
 } bm3d_flat_blocks;
 
 void        bm3d_flat_block_measures (const bm3d_image *in,

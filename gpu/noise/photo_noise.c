@@ -186,6 +186,29 @@
  * texture.  */
 #define NOISE_CHROMA_SHARE  0.3f
 
+/* White noise under texture.  Noise is in every flat block, texture
+ * only in some: the flattest 16x16 blocks find the flat spots between
+ * the texture that the flattest 32x32 blocks, where the profile is
+ * measured, do not.  White noise of the finest scale's reading s gives
+ * those blocks a plane-residual variance of FLAT_SMALL_WHITE s^2 (the
+ * flattest twentieth of blocks whose variance has 253 degrees of
+ * freedom: 1 - 2.0627 sqrt (2 / 253), as noise_profile_estimate.c's
+ * seed); noise coarser than its finest scale (a sensor's noise through
+ * demosaicing, a phone's, noise made larger) gives them its power at
+ * the coarser scales too, several times that.  When they hold less
+ * than FLAT_WHITE_RATIO times white noise of the finest scale's
+ * reading, the noise is that white noise, and what the profile reads
+ * beyond it is the texture of the flattest 32x32 blocks: the photograph
+ * is filtered as white noise of that reading.  Measured
+ * (docs/camera-noise.md, "White noise under texture"): Kodak24 given
+ * white noise of sigma 10 reads 0.71 to 1.51 (kodim05 3.0 and kodim13
+ * 4.6, whose flattest 16x16 blocks hold texture too), the synthetic
+ * phone set 2.36 to 6.5, noise blurred by [1 2 1]^2 3.8 and more.
+ * Fitted between Kodak24 and the phone set at sigma 10; shown on
+ * Kodak24 at sigma 25, Set12 and tests/data.  */
+#define FLAT_SMALL_WHITE    0.817f
+#define FLAT_WHITE_RATIO    2.0f
+
 /* The fifth smallest of the luminance plane's high-frequency DCT
  * variances (u + v >= 8) that `profile` predicts, as a deviation.  */
 static float
@@ -328,12 +351,16 @@ coarse_or_texture (const bm3d_noise_profile *profile, float fine,
 }
 
 /* Noise whose flattest blocks bm3d_flat_block_measures () tells from
- * texture: coarse_or_texture (), or a camera's processed noise.  */
+ * texture: noise its profile reads above its finest scale
+ * (coarse_or_texture (), is_fine_white ()), or a camera's processed
+ * noise.  */
 static int
 needs_block_scales (const bm3d_noise_profile *profile, float fine,
                     float kurtosis)
 {
-  return coarse_or_texture (profile, fine, kurtosis)
+  float luma;
+
+  return above_fine_scale (profile, fine, kurtosis, &luma)
          || is_processed (profile, fine, kurtosis);
 }
 
@@ -349,6 +376,7 @@ flat_blocks (const bm3d_image *in, const bm3d_noise_profile *profile,
       m->across = profile->block_scale_ratio;
       m->within = profile->block_quarter_ratio;
       m->isotropy = profile->block_isotropy;
+      m->small = profile->block_small_variance;
     }
   else
     bm3d_flat_block_measures (in, m);
@@ -369,6 +397,22 @@ blocks_hold_texture (const bm3d_flat_blocks *m,
   return coarse_or_texture (profile, fine, kurtosis)
          ? m->across >= BLOCK_TEXTURE_RATIO
          : m->within >= QUARTER_TEXTURE_RATIO;
+}
+
+/* Is the noise of `profile`, whose finest scale measures `fine` with
+ * kurtosis `kurtosis`, read above that scale by the profile but white
+ * noise of that scale's reading in the flattest 16x16 blocks `m`
+ * (FLAT_WHITE_RATIO above)?  */
+static int
+is_fine_white (const bm3d_flat_blocks *m, const bm3d_noise_profile *profile,
+               float fine, float kurtosis)
+{
+  float luma, s = fine * (profile->channels == 3
+                          ? bm3d_colour_noise_gain[0] : 1.0f);
+
+  return above_fine_scale (profile, fine, kurtosis, &luma)
+         && m->small > 0.0f
+         && m->small < FLAT_WHITE_RATIO * FLAT_SMALL_WHITE * s * s;
 }
 
 /* The finest scale's white sigma of `in` and its band's kurtosis, for
@@ -443,7 +487,7 @@ bm3d_status
 bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
 {
   bm3d_noise_profile *profile = &job->noise_profile;
-  bm3d_flat_blocks blocks = { 0.0f, 0.0f, 0.0f };
+  bm3d_flat_blocks blocks = { 0.0f, 0.0f, 0.0f, 0.0f };
   float fine, kurtosis, measured;
   bm3d_status status;
 
@@ -467,6 +511,10 @@ bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
   if (blocks_hold_texture (&blocks, profile, fine, kurtosis))
     return finest_scale_only (in, job, profile, profile->channels, fine,
                               texture_lead, "");
+  if (is_fine_white (&blocks, profile, fine, kurtosis))
+    return finest_scale_only (in, job, profile, profile->channels, fine,
+                              "white noise (the flattest parts hold no "
+                              "coarser noise)", "");
   job->processed_noise = is_processed (profile, fine, kurtosis);
   job->report->processed_noise = job->processed_noise;
   measured = profile->sigma_white > 0.01f ? profile->sigma_white : 0.01f;
@@ -530,20 +578,25 @@ unmeasured_profile (const bm3d_image *in, bm3d_job *job,
   return status;
 }
 
-/* The finest scale's reading of `in` (fine_sigma ()) on a thread of
+/* The finest scale's reading of `in` (fine_sigma ()) and its flattest
+ * blocks' measures (bm3d_flat_block_measures ()), each on a thread of
  * its own, beside the profile's estimate, which reads the same image
- * independently: a few milliseconds of a camera call's set-up that
- * then hide behind the estimate's.  Its job has no progress (ticks come
- * from the calling thread alone) and a report of its own.  */
+ * independently: milliseconds of a camera call's set-up that then hide
+ * behind the estimate's (on the GPU's estimate, one after the other
+ * would not).  The measures are taken whether check_texture () wants
+ * them or not: beside the estimate they cost the call next to nothing.
+ * The reading's job has no progress (ticks come from the calling
+ * thread alone) and a report of its own.  */
 typedef struct
 {
   const bm3d_image *in;
   bm3d_job          job;
   bm3d_report       report;
   float             fine, kurtosis;
+  bm3d_flat_blocks  blocks;
   bm3d_status       status;
-  pthread_t         thread;
-  int               started;
+  pthread_t         thread, blocks_thread;
+  int               started, blocks_started;
 } fine_reading;
 
 static int
@@ -563,6 +616,15 @@ fine_reading_run (void *arg)
   return NULL;
 }
 
+static void *
+flat_blocks_run (void *arg)
+{
+  fine_reading *r = arg;
+
+  bm3d_flat_block_measures (r->in, &r->blocks);
+  return NULL;
+}
+
 static void
 fine_reading_start (fine_reading *r, const bm3d_image *in,
                     const bm3d_job *job)
@@ -574,48 +636,53 @@ fine_reading_start (fine_reading *r, const bm3d_image *in,
   r->job.tick = no_progress;
   r->job.host_bytes_now = 0;
   r->started = pthread_create (&r->thread, NULL, fine_reading_run, r) == 0;
+  r->blocks_started = pthread_create (&r->blocks_thread, NULL,
+                                      flat_blocks_run, r) == 0;
 }
 
-/* The reading, when the thread is done (or made here, had it not
- * started); its memory counts in the call's peak beside the
+/* The reading and the measures, when their threads are done (or made
+ * here, had one not started); the reading's memory counts in the call's peak beside the
  * estimate's.  */
 static bm3d_status
 fine_reading_finish (fine_reading *r, bm3d_job *job, float *fine,
-                     float *kurtosis)
+                     float *kurtosis, bm3d_flat_blocks *blocks)
 {
   if (r->started)
     pthread_join (r->thread, NULL);
   else
     fine_reading_run (r);
+  if (r->blocks_started)
+    pthread_join (r->blocks_thread, NULL);
+  else
+    flat_blocks_run (r);
   job->report->peak_host_bytes += r->report.peak_host_bytes;
   if (r->status != BM3D_OK)
     memcpy (job->report->message, r->report.message,
             sizeof job->report->message);
   *fine = r->fine;
   *kurtosis = r->kurtosis;
+  *blocks = r->blocks;
   return r->status;
 }
 
 /* The profile measured on `in` (through job->read_through, when it
  * has a level function) is checked against `fine`, the finest scale's
- * reading made the same way, with kurtosis `kurtosis`
- * (misses_fine_scale (), is_reduced_noise ()): noise keeps that
+ * reading made the same way, with kurtosis `kurtosis`, and the flattest
+ * blocks' measures `m` of `in` (misses_fine_scale (),
+ * is_reduced_noise ()): noise keeps that
  * reading (has_fine, sigma_fine: the gain takes it, in this call and in
  * those the profile is given to); texture gives way to white noise of
  * the finest scale's reading of `in` as it is (the report then says it
  * as it says unmeasured noise).  */
 static bm3d_status
 check_texture (const bm3d_image *in, float fine, float kurtosis,
-               bm3d_job *job, bm3d_noise_profile *profile)
+               const bm3d_flat_blocks *m, bm3d_job *job,
+               bm3d_noise_profile *profile)
 {
-  bm3d_flat_blocks m = { 0.0f, 0.0f, 0.0f };
   int missed = misses_fine_scale (profile, fine);
   int needs = needs_block_scales (profile, fine, kurtosis);
 
-  /* Read once for the whole photograph, as the finest scale is.  */
-  if (missed || needs)
-    bm3d_flat_block_measures (in, &m);
-  if (missed && ! is_reduced_noise (profile, kurtosis, &m))
+  if (missed && ! is_reduced_noise (profile, kurtosis, m))
     return finest_scale_only (in, job, profile, job->channels, fine,
                               texture_lead, "");
   profile->has_fine = 1;
@@ -624,11 +691,13 @@ check_texture (const bm3d_image *in, float fine, float kurtosis,
   profile->block_scale_ratio = 0.0f;
   profile->block_quarter_ratio = 0.0f;
   profile->block_isotropy = 0.0f;
+  profile->block_small_variance = 0.0f;
   if (needs)
     {
-      profile->block_scale_ratio = m.across;
-      profile->block_quarter_ratio = m.within;
-      profile->block_isotropy = m.isotropy;
+      profile->block_scale_ratio = m->across;
+      profile->block_quarter_ratio = m->within;
+      profile->block_isotropy = m->isotropy;
+      profile->block_small_variance = m->small;
     }
   return BM3D_OK;
 }
@@ -646,6 +715,7 @@ bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
   bm3d_vst_table fwd[BM3D_NOISE_PLANES];
   bm3d_noise_profile shape;
   fine_reading reading;
+  bm3d_flat_blocks blocks;
   float fine, kurtosis;
   bm3d_status status, fine_status;
 
@@ -671,14 +741,15 @@ bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
     }
   fine_reading_start (&reading, in, job);
   status = bm3d_estimate_profile_cpu (in, job, profile);
-  fine_status = fine_reading_finish (&reading, job, &fine, &kurtosis);
+  fine_status = fine_reading_finish (&reading, job, &fine, &kurtosis,
+                                     &blocks);
   if (status == BM3D_OK && job->report->noise_unmeasured)
     {
       job->read_through = NULL;
       status = unmeasured_profile (in, job, profile);
     }
   else if (status == BM3D_OK && (status = fine_status) == BM3D_OK)
-    status = check_texture (in, fine, kurtosis, job, profile);
+    status = check_texture (in, fine, kurtosis, &blocks, job, profile);
   /* The profile keeps the level function its copy was measured
    * through: the filter's forward transform is the same.  */
   if (status == BM3D_OK && job->read_through)
