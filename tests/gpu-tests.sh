@@ -65,7 +65,7 @@ sanitizer_test () {
   tail -n 5 "$tmp/sanitizer-$tag.log" | show /dev/stdin
 }
 
-echo "1..55"
+echo "1..57"
 printf '%s\n' "$version" | sed 's/^/# /'
 
 # ---- GPU and CPU agree on photographs (6 tests) ------------------------
@@ -359,6 +359,39 @@ if camera_both "$base" "$phone" \
 else
   not_ok "$name"
 fi
+
+# White noise under texture: brick.png with white noise of sigma 10,
+# whose flattest 32x32 blocks hold texture beside the noise while its
+# flattest 16x16 blocks hold only white noise of the finest scale's
+# level (photo_noise.c, is_fine_white ()): both backends say so and
+# filter it as that white noise, the GPU within 0.05 dB of the CPU, each
+# within 0.1 dB of white mode at the true sigma on the CPU.
+name="white noise under texture, camera noise: both backends filter it as white noise of its finest scale, GPU within 0.05 dB of the CPU"
+base=$tmp/fine-white
+if "$denoise" --add-noise 10 --seed 5 "$top_srcdir/tests/data/brick.png" \
+     "$base-noisy.png" \
+   && camera_both "$base" "$base-noisy.png" \
+   && "$denoise" --convert "$top_srcdir/tests/data/brick.png" \
+        "$base-clean.pfm" \
+   && "$denoise" --backend cpu --sigma 10 "$base-noisy.png" \
+        "$base-white.pfm"; then
+  p_white=$(psnr_of "$base-white.pfm" "$base-clean.pfm")
+  cpu_gpu_psnr "$base" "$base-clean.pfm" "brick, white noise of sigma 10: white mode $p_white dB,"
+  said='white noise (the flattest parts hold no coarser noise)'
+  if le "$d" 0.05 && grep -q "backend cuda" "$base-gpu.log" \
+     && grep -q "$said" "$base-cpu.log" && grep -q "$said" "$base-gpu.log" \
+     && le "$(awk -v p="$p_white" 'BEGIN { print p - 0.1 }')" "$p_cpu" \
+     && le "$(awk -v p="$p_white" 'BEGIN { print p - 0.1 }')" "$p_gpu"; then
+    ok "$name"
+  else
+    not_ok "$name"
+    show "$base-cpu.log"
+    show "$base-gpu.log"
+  fi
+else
+  not_ok "$name"
+fi
+rm -f "$base"-*.pfm
 
 # Clean photographs in camera noise (photo_noise.c): coffee.png's finest
 # scale is Gaussian grain, not a camera's sparse processed noise
