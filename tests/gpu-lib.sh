@@ -85,6 +85,13 @@ cpu_gpu_psnr () {
        "GPU vs CPU: $("$bench" --diff "$1-cpu.pfm" "$1-gpu.pfm")"
 }
 
+# cpu_gpu_agree BASE FLOOR: after cpu_gpu_psnr, the GPU within 0.05 dB
+# of the CPU, BASE-gpu.log's call on CUDA, and both at least FLOOR dB.
+cpu_gpu_agree () {
+  le "$d" 0.05 && grep -q "backend cuda" "$1-gpu.log" \
+    && le "$2" "$p_cpu" && le "$2" "$p_gpu"
+}
+
 # camera_both BASE INPUT: INPUT in camera mode on the CPU and on CUDA,
 # into BASE-cpu.pfm and BASE-gpu.pfm, each call's --verbose lines into
 # BASE-cpu.log and BASE-gpu.log and the profile it used into

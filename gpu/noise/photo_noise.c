@@ -232,6 +232,14 @@ profile_fine_luma (const bm3d_noise_profile *profile)
   return sqrtf (v[4] > 0.0f ? v[4] : 0.0f);
 }
 
+/* The finest scale's reading `fine` (white RGB sigma, or gray) as the
+ * deviation of `profile`'s luminance plane.  */
+static float
+fine_luma (const bm3d_noise_profile *profile, float fine)
+{
+  return fine * (profile->channels == 3 ? bm3d_colour_noise_gain[0] : 1.0f);
+}
+
 /* Does `profile`, measured on an image whose finest scale reads `fine`
  * (white RGB sigma, or gray), predict more at that scale than it shows
  * (TEXTURE_RATIO, TEXTURE_EXCESS): texture, or a noise reduction's
@@ -239,8 +247,7 @@ profile_fine_luma (const bm3d_noise_profile *profile)
 static int
 misses_fine_scale (const bm3d_noise_profile *profile, float fine)
 {
-  float measured = fine * (profile->channels == 3
-                           ? bm3d_colour_noise_gain[0] : 1.0f);
+  float measured = fine_luma (profile, fine);
   float predicted = profile_fine_luma (profile);
 
   return predicted > TEXTURE_RATIO * measured
@@ -407,8 +414,7 @@ static int
 is_fine_white (const bm3d_flat_blocks *m, const bm3d_noise_profile *profile,
                float fine, float kurtosis)
 {
-  float luma, s = fine * (profile->channels == 3
-                          ? bm3d_colour_noise_gain[0] : 1.0f);
+  float luma, s = fine_luma (profile, fine);
 
   return above_fine_scale (profile, fine, kurtosis, &luma)
          && m->small > 0.0f
@@ -641,8 +647,8 @@ fine_reading_start (fine_reading *r, const bm3d_image *in,
 }
 
 /* The reading and the measures, when their threads are done (or made
- * here, had one not started); the reading's memory counts in the call's peak beside the
- * estimate's.  */
+ * here, had one not started); the reading's memory counts in the
+ * call's peak beside the estimate's.  */
 static bm3d_status
 fine_reading_finish (fine_reading *r, bm3d_job *job, float *fine,
                      float *kurtosis, bm3d_flat_blocks *blocks)
