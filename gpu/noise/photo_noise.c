@@ -209,6 +209,24 @@
 #define FLAT_SMALL_WHITE    0.817f
 #define FLAT_WHITE_RATIO    2.0f
 
+/* Texture everywhere under strong noise.  Where even the flattest
+ * 16x16 blocks hold texture (foliage, water, gravel), no block tells
+ * noise from texture, and the profile reads both.  What noise can be
+ * bounds it instead.  A sensor's noise is born white at each
+ * photosite; demosaicing spreads it over two or three pixels, and its
+ * profile then reads 1.8 to 2.3 times its finest scale (the synthetic
+ * phone set), Gaussian there (kurtosis under FINE_SPARSE_MIN).  Noise
+ * spread further keeps its Gaussian finest scale only when it is weak
+ * there (blurred noise: finest scale 1.5 to 2.9, WEAK_FINE_MAX above,
+ * where the block sizes decide); an enlargement's, a camera's
+ * processing's and JPEG's finest scale is sparse (a photograph
+ * enlarged 1.3 and 2 times, bicubic: kurtosis 4.1 to 6.5).  So noise
+ * strong and Gaussian at its finest scale whose profile reads more
+ * than GRAIN_RATIO times that scale holds texture in its profile, and
+ * the photograph is filtered as white noise of the finest scale's
+ * reading.  No constant of its own: the three are those above
+ * (docs/camera-noise.md, "Texture everywhere").  */
+
 /* The fifth smallest of the luminance plane's high-frequency DCT
  * variances (u + v >= 8) that `profile` predicts, as a deviation.  */
 static float
@@ -357,6 +375,18 @@ coarse_or_texture (const bm3d_noise_profile *profile, float fine,
          && luma > GRAIN_RATIO * fine;
 }
 
+/* Is the noise of `profile`, whose finest scale measures `fine` with
+ * kurtosis `kurtosis`, strong and Gaussian there, and read coarser by
+ * the profile than a sensor's noise can be (texture everywhere,
+ * above)?  */
+static int
+is_texture_everywhere (const bm3d_noise_profile *profile, float fine,
+                       float kurtosis)
+{
+  return fine >= WEAK_FINE_MAX && kurtosis < FINE_SPARSE_MIN
+         && coarse_or_texture (profile, fine, kurtosis);
+}
+
 /* Noise whose flattest blocks bm3d_flat_block_measures () tells from
  * texture: noise its profile reads above its finest scale
  * (coarse_or_texture (), is_fine_white ()), or a camera's processed
@@ -484,9 +514,11 @@ finest_scale_only (const bm3d_image *in, bm3d_job *job,
 /* For camera mode: when the noise of `in` is processed, the profile
  * takes the gain that brings its white sigma to processed_sigma ()
  * (job->photo_gain) and job->processed_noise is set
- * (bm3d_noise_profile_tables () below).  Weak grain (is_grain ()) and
- * flattest blocks that hold texture (blocks_hold_texture ()) give way
- * to white noise of the finest scale's reading; the report says so.
+ * (bm3d_noise_profile_tables () below).  Weak grain (is_grain ()),
+ * flattest blocks that hold texture (blocks_hold_texture ()), white
+ * noise under texture (is_fine_white ()) and texture everywhere
+ * (is_texture_everywhere ()) give way to white noise of the finest
+ * scale's reading; the report says so.
  * Flattest blocks whose gradients have a direction lower the gain
  * (unoriented_scale ()).  */
 bm3d_status
@@ -521,6 +553,9 @@ bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
     return finest_scale_only (in, job, profile, profile->channels, fine,
                               "white noise (the flattest parts hold no "
                               "coarser noise)", "");
+  if (is_texture_everywhere (profile, fine, kurtosis))
+    return finest_scale_only (in, job, profile, profile->channels, fine,
+                              texture_lead, "");
   job->processed_noise = is_processed (profile, fine, kurtosis);
   job->report->processed_noise = job->processed_noise;
   measured = profile->sigma_white > 0.01f ? profile->sigma_white : 0.01f;
