@@ -146,6 +146,21 @@ batch_result ()
     | sed -e 's/.*executed successfully.*/ok/' -e 's/.*execution error.*/error/'
 }
 
+# batch_said LOG K: for the name of a check that failed, what GIMP said
+# of the K-th batch command: " (batch command K: ok)", or its error's
+# first line, or " (batch command K: no result)".
+batch_said ()
+{
+  local said
+  said=$(awk -v k="$2" '
+    /^batch command (executed successfully|experienced an execution error)/ {
+      if (++n < k) next
+      if (/successfully/) { print "ok"; exit }
+      getline line; print "error: " substr(line, 1, 160); exit
+    }' "$1")
+  echo " (batch command $2: ${said:-no result})"
+}
+
 # is_ok LOG K: the K-th batch command succeeded.
 is_ok ()
 {
