@@ -215,17 +215,30 @@
  * bounds it instead.  A sensor's noise is born white at each
  * photosite; demosaicing spreads it over two or three pixels, and its
  * profile then reads 1.8 to 2.3 times its finest scale (the synthetic
- * phone set), Gaussian there (kurtosis under FINE_SPARSE_MIN).  Noise
- * spread further keeps its Gaussian finest scale only when it is weak
- * there (blurred noise: finest scale 1.5 to 2.9, WEAK_FINE_MAX above,
- * where the block sizes decide); an enlargement's, a camera's
- * processing's and JPEG's finest scale is sparse (a photograph
- * enlarged 1.3 and 2 times, bicubic: kurtosis 4.1 to 6.5).  So noise
- * strong and Gaussian at its finest scale whose profile reads more
- * than GRAIN_RATIO times that scale holds texture in its profile, and
- * the photograph is filtered as white noise of the finest scale's
- * reading.  No constant of its own: the three are those above
- * (docs/camera-noise.md, "Texture everywhere").  */
+ * phone set), Gaussian there (kurtosis under FINE_SPARSE_MIN), with a
+ * plateau below its demosaicing's cut: the profile's lowest
+ * frequencies (8x8 DCT, u + v of 1 and 2) hold 1.05 to 2.15 times its
+ * middle ones (u + v of 3 to 5) on that set, the most on its
+ * photographs of texture (kodim17, kodim13 and kodim05 dim: 1.84 to
+ * 2.15).  Texture's power rises towards the lowest frequencies, and
+ * white noise holds the same at all: white noise under texture
+ * everywhere reads 2.29 to 4.47 there (Kodak24's kodim13 at sigma 10
+ * and 15, kodim05 at 15, Set12's 04 at 10).  Noise spread
+ * further keeps its Gaussian finest scale only when it is weak there
+ * (blurred noise: finest scale 1.5 to 2.9, WEAK_FINE_MAX above, where
+ * the block sizes decide); an enlargement's, a camera's processing's
+ * and JPEG's finest scale is sparse (a photograph enlarged 1.3 and 2
+ * times, bicubic: kurtosis 4.1 to 6.5).  So noise strong and Gaussian
+ * at its finest scale whose profile reads coarser than a sensor's noise
+ * is, more than GRAIN_RATIO times that scale or its lowest frequencies
+ * LOW_BAND_TEXTURE times its middle ones, holds texture in its profile,
+ * and the photograph is filtered as white noise of the finest scale's
+ * reading.  LOW_BAND_TEXTURE was set between the phone set (2.15 at
+ * most) and Kodak24's texture (2.29 at least); shown on Set12 at
+ * sigma 10 and 25, tests/data, PolyU's clean means given white noise of
+ * sigma 10 and 25, Kodak24 at sigma 50 and the probes of a phone's
+ * noise reduction (docs/camera-noise.md, "Texture everywhere").  */
+#define LOW_BAND_TEXTURE 2.2f
 
 /* The fifth smallest of the luminance plane's high-frequency DCT
  * variances (u + v >= 8) that `profile` predicts, as a deviation.  */
@@ -375,16 +388,44 @@ coarse_or_texture (const bm3d_noise_profile *profile, float fine,
          && luma > GRAIN_RATIO * fine;
 }
 
+/* The mean of `profile`'s luminance DCT variances at the lowest
+ * frequencies (u + v of 1 and 2) over their mean at the middle ones
+ * (u + v of 3 to 5).  */
+static float
+low_over_middle (const bm3d_noise_profile *profile)
+{
+  float low = 0.0f, middle = 0.0f;
+  int n_low = 0, n_middle = 0;
+
+  for (int u = 0; u < 8; u++)
+    for (int w = 0; w < 8; w++)
+      {
+        float v = profile->var_wiener[0][u * 8 + w];
+
+        if (u + w >= 1 && u + w <= 2)
+          low += v, n_low++;
+        else if (u + w >= 3 && u + w <= 5)
+          middle += v, n_middle++;
+      }
+  low /= n_low;
+  middle /= n_middle;
+  return middle > 0.0f ? low / middle : 0.0f;
+}
+
 /* Is the noise of `profile`, whose finest scale measures `fine` with
  * kurtosis `kurtosis`, strong and Gaussian there, and read coarser by
- * the profile than a sensor's noise can be (texture everywhere,
- * above)?  */
+ * the profile than a sensor's noise can be, in level or in shape
+ * (texture everywhere, above)?  */
 static int
 is_texture_everywhere (const bm3d_noise_profile *profile, float fine,
                        float kurtosis)
 {
+  float luma;
+
   return fine >= WEAK_FINE_MAX && kurtosis < FINE_SPARSE_MIN
-         && coarse_or_texture (profile, fine, kurtosis);
+         && above_fine_scale (profile, fine, kurtosis, &luma)
+         && (luma > GRAIN_RATIO * fine
+             || low_over_middle (profile) >= LOW_BAND_TEXTURE);
 }
 
 /* Noise whose flattest blocks bm3d_flat_block_measures () tells from
