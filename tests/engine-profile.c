@@ -545,7 +545,7 @@ test_flat_blocks (void)
       noisy = add_filtered_noise (&flat, cases[c].k, cases[c].r,
                                   cases[c].sigma, 7 + c);
       in = view (noisy, &flat);
-      bm3d_flat_block_measures (&in, &m);
+      bm3d_flat_block_measures (&in, 1, &m);
       tap_ok (m.within >= cases[c].low && m.within <= cases[c].high,
               "%s: the flattest blocks read %.2f times their own quarters "
               "(%.1f to %.1f)", cases[c].what, (double) m.within,
@@ -557,6 +557,47 @@ test_flat_blocks (void)
               cases[c].iso_low, cases[c].iso_high);
       free (noisy);
     }
+  free (flat.data);
+}
+
+/* A bright flat grey (195) given white noise of sigma 25 and clipped
+ * at 255, as an 8-bit file keeps it: about 2 of a 16x16 quarter's
+ * pixels clipped, so that hardly a 32x32 block is free of them.  Read
+ * with the few clipped pixels a quarter may hold (noise of one level),
+ * the flattest 16x16 blocks hold what white noise gives them (0.817
+ * sigma^2, a little less for the clipped values); read without (noise
+ * that follows brightness), too few blocks are left to read.  */
+static void
+test_clipped_blocks (void)
+{
+  static const double k_white[1] = { 1.0 };
+  const double sigma = 25.0, white = 0.817 * sigma * sigma;
+  Image flat = { 0 };
+  bm3d_flat_blocks tolerant, strict;
+  bm3d_image in;
+  float *noisy;
+  size_t n = (size_t) 512 * 512;
+
+  flat.width = flat.height = 512;
+  flat.channels = 1;
+  flat.data = malloc (n * sizeof (float));
+  for (size_t i = 0; i < n; i++)
+    flat.data[i] = 195.0f;
+  noisy = add_filtered_noise (&flat, k_white, 0, sigma, 11);
+  for (size_t i = 0; i < n; i++)
+    noisy[i] = noisy[i] < 0.0f ? 0.0f : noisy[i] > 255.0f ? 255.0f
+                                                          : noisy[i];
+  in = view (noisy, &flat);
+  bm3d_flat_block_measures (&in, 1, &tolerant);
+  bm3d_flat_block_measures (&in, 0, &strict);
+  tap_ok (tolerant.small >= 0.8 * white && tolerant.small <= 1.05 * white,
+          "white noise of sigma 25 clipped on bright grey: its flattest "
+          "16x16 blocks read %.1f, white noise gives %.1f (0.8 to 1.05 "
+          "times)", (double) tolerant.small, white);
+  tap_ok (strict.small == 0.0f,
+          "... and none are read where noise follows brightness (%.1f)",
+          (double) strict.small);
+  free (noisy);
   free (flat.data);
 }
 
@@ -589,6 +630,7 @@ main (void)
   test_round_trip (tmp && *tmp ? tmp : "/tmp");
   test_refusals ();
   test_flat_blocks ();
+  test_clipped_blocks ();
 
   if (!image_format_supported (IMAGE_FORMAT_PNG))
     {

@@ -53,7 +53,7 @@ bm3d_status bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job,
 
 /* ---- noise against texture: block_scales.c ---------------------------- */
 /* What the luminance's flattest 32x32 blocks hold (block_scales.c says
- * how); each 0 when fewer than 20 blocks are unclipped.  */
+ * how); each 0 when fewer than 20 blocks can be read.  */
 typedef struct
 {
   /* Their plane-residual variance over the flattest 16x16 blocks' (0
@@ -67,11 +67,15 @@ typedef struct
   float isotropy;
   /* The flattest twentieth of the 16x16 blocks: their mean
    * plane-residual variance (0..255 squared; 0 when fewer than 20 of
-   * the 32x32 blocks are unclipped).  */
+   * the 32x32 blocks can be read).  */
   float small;
 } bm3d_flat_blocks;
 
+/* The measures of `in`'s flattest blocks; `tolerate_clipping` non-zero
+ * (noise of one level at every brightness) reads blocks that hold a few
+ * clipped pixels too (block_scales.c).  */
 void        bm3d_flat_block_measures (const bm3d_image *in,
+                                      int tolerate_clipping,
                                       bm3d_flat_blocks *m);
 
 /* ---- noise profiles: noise_profile_estimate.c ------------------------ */

@@ -457,7 +457,7 @@ flat_blocks (const bm3d_image *in, const bm3d_noise_profile *profile,
       m->small = profile->block_small_variance;
     }
   else
-    bm3d_flat_block_measures (in, m);
+    bm3d_flat_block_measures (in, ! bm3d_nlf_present (profile), m);
 }
 
 /* Do the flattest blocks `m`, under noise of `profile` whose finest
@@ -703,7 +703,8 @@ flat_blocks_run (void *arg)
 {
   fine_reading *r = arg;
 
-  bm3d_flat_block_measures (r->in, &r->blocks);
+  bm3d_flat_block_measures (r->in, r->job.read_through == NULL,
+                            &r->blocks);
   return NULL;
 }
 
