@@ -53,8 +53,9 @@
  * quarters of each, all in one pass.  A clipped pixel (every channel
  * at 0 or 255) has lost its noise.  Where the noise is one level at
  * every brightness, a quarter with at most BS_CLIPPED_MAX of them (1 in
- * 64, as the white estimator's patches 2 sigma from a clipping level
- * hold) is read as it is: the few values clipping squeezed lower its
+ * 64: what white noise clips where a block's mean lies 2.15 sigma from
+ * a clipping level; the white estimator keeps its patches 2 sigma from
+ * one) is read as it is: the few values clipping squeezed lower its
  * variance a little, where leaving it out leaves too few blocks to
  * read in a bright or dark photograph given strong noise (Set12's gray
  * photographs at sigma 25, Kodak24 at 50).  Where noise follows
