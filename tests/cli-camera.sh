@@ -281,30 +281,36 @@ else
   echo "not ok $tests_run - white noise of sigma 3: camera mode $p_camera dB, white mode at the true sigma $p_white, noisy $p_noisy (within 0.1, 2 dB gained)"
 fi
 
+# camera_as_white NAME SIGMA SAID: tests/data/NAME.png given white noise
+# of SIGMA, whose profile read texture as noise: camera mode within 0.1
+# dB of white mode at the true sigma, saying SAID once.
+camera_as_white ()
+{
+  local name=$1 sigma=$2 noisy=$o/$1-w$2 camera white said
+  "$cmd" --add-noise "$sigma" --seed 5 "$data/$name.png" "$noisy.png"
+  run "$cmd" --noise camera --threads 2 "$noisy.png" "$noisy-camera.png"
+  said=$(grep -c "$3" "$work/run.err")
+  camera=$(psnr "$data/$name.png" "$noisy-camera.png")
+  "$cmd" --sigma "$sigma" --threads 2 "$noisy.png" "$noisy-white.png"
+  white=$(psnr "$data/$name.png" "$noisy-white.png")
+  tests_run=$((tests_run + 1))
+  if [ "$rc" -eq 0 ] && [ "$said" -eq 1 ] \
+     && is_near "$camera" "$white" 0.1; then
+    echo "ok $tests_run - $name.png, white noise of sigma $sigma: camera mode $camera dB, white mode at the true sigma $white (within 0.1), said once"
+  else
+    echo "not ok $tests_run - $name.png, white noise of sigma $sigma: camera mode $camera dB, white mode at the true sigma $white (within 0.1), said $said times"
+    sed 's/^/#   /' "$work/run.err"
+  fi
+}
+
 # White noise under texture: the flattest 32x32 blocks of brick.png and
 # camera.png hold texture beside white noise of sigma 10, and the
 # profile read it as coarse noise (38.40 and 33.12 dB, where white
 # mode at the true sigma gives 39.55 and 34.12).  Their flattest 16x16
 # blocks hold no more than white noise of the finest scale's level
-# (photo_noise.c, is_fine_white ()): camera mode within 0.1 dB of white
-# mode, and it says what it did.
+# (photo_noise.c, is_fine_white ()).
 for name in brick camera; do
-  "$cmd" --add-noise 10 --seed 5 "$data/$name.png" "$o/$name-w10.png"
-  run "$cmd" --noise camera --threads 2 "$o/$name-w10.png" \
-    "$o/$name-w10-camera.png"
-  said=$(grep -c 'white noise (the flattest parts hold no coarser noise)' \
-         "$work/run.err")
-  camera=$(psnr "$data/$name.png" "$o/$name-w10-camera.png")
-  "$cmd" --sigma 10 --threads 2 "$o/$name-w10.png" "$o/$name-w10-white.png"
-  white=$(psnr "$data/$name.png" "$o/$name-w10-white.png")
-  tests_run=$((tests_run + 1))
-  if [ "$rc" -eq 0 ] && [ "$said" -eq 1 ] \
-     && is_near "$camera" "$white" 0.1; then
-    echo "ok $tests_run - $name.png, white noise of sigma 10: camera mode $camera dB, white mode at the true sigma $white (within 0.1), said once"
-  else
-    echo "not ok $tests_run - $name.png, white noise of sigma 10: camera mode $camera dB, white mode at the true sigma $white (within 0.1), said $said times"
-    sed 's/^/#   /' "$work/run.err"
-  fi
+  camera_as_white $name 10 'white noise (the flattest parts hold no coarser noise)'
 done
 
 # Texture everywhere: gravel.png has no flat spot even at 16x16, and
@@ -312,24 +318,9 @@ done
 # 3.8 times its finest scale (25.04 dB, where white mode at the true
 # sigma gives 31.35), at sigma 20 its lowest frequencies 2.2 times and
 # more its middle ones (24.01 against 27.58).  Strong Gaussian noise is
-# never that coarse (photo_noise.c, is_texture_everywhere ()): camera
-# mode within 0.1 dB of white mode, and it says what it did.
+# never that coarse (photo_noise.c, is_texture_everywhere ()).
 for sigma in 10 20; do
-  "$cmd" --add-noise $sigma --seed 5 "$data/gravel.png" "$o/gravel-w$sigma.png"
-  run "$cmd" --noise camera --threads 2 "$o/gravel-w$sigma.png" \
-    "$o/gravel-w$sigma-camera.png"
-  said=$(grep -c 'its flattest parts hold texture, not noise' "$work/run.err")
-  camera=$(psnr "$data/gravel.png" "$o/gravel-w$sigma-camera.png")
-  "$cmd" --sigma $sigma --threads 2 "$o/gravel-w$sigma.png" \
-    "$o/gravel-w$sigma-white.png"
-  white=$(psnr "$data/gravel.png" "$o/gravel-w$sigma-white.png")
-  tests_run=$((tests_run + 1))
-  if [ "$rc" -eq 0 ] && [ "$said" -eq 1 ] && is_near "$camera" "$white" 0.1; then
-    echo "ok $tests_run - gravel.png, white noise of sigma $sigma: camera mode $camera dB, white mode at the true sigma $white (within 0.1), said once"
-  else
-    echo "not ok $tests_run - gravel.png, white noise of sigma $sigma: camera mode $camera dB, white mode at the true sigma $white (within 0.1), said $said times"
-    sed 's/^/#   /' "$work/run.err"
-  fi
+  camera_as_white gravel $sigma 'its flattest parts hold texture, not noise'
 done
 
 # ---- usage errors: exit 2 ----------------------------------------------
