@@ -62,6 +62,14 @@ __constant__ float c_profile_thr[BM3D_MAX_CHANNELS][BM3D_PATCH_AREA];
  * less would weigh so much that its sums overflow.  */
 #define PROFILE_NOISE_MIN 1e-3f
 
+/* The least variance a camera-noise coefficient is given on the
+ * device: the Wiener gain's divisor bb + s2 is then a normal float, as
+ * divide_normal's approximate reciprocal needs (an exact division
+ * there cost the Wiener phase 7 %).  A profile's variances are above
+ * 1e-6 of its pixel variance (noise_profile.c), so only a profile file
+ * of a near-zero level is raised, to a level that changes no gain.  */
+#define PROFILE_VAR_MIN 1e-30f
+
 /* The two 2D transforms' matrices again, as compile-time constants
  * ([kind][forward, inverse], kinds as bm3d_transform_kind): the
  * filters are built for each, so products by zeros are left out (24 of
@@ -591,18 +599,13 @@ wiener_group (float *buf, const float *__restrict__ noisy, int width,
         {
           const float bb = b[p] * b[p];
 
+          /* s2 is at least PROFILE_VAR_MIN, never subnormal
+           * (bm3d_cuda_filter_profile_tables).  */
+          gain[half][p] = divide_normal (bb, bb + s2[half]);
           if constexpr (PROFILE)
-            {
-              /* A profile's variance may be far below sigma^2, too
-               * close to subnormal for divide_normal.  */
-              gain[half][p] = __fdiv_rn (bb, bb + s2[half]);
-              wsum = fmaf (gain[half][p] * gain[half][p], s2[half], wsum);
-            }
+            wsum = fmaf (gain[half][p] * gain[half][p], s2[half], wsum);
           else
-            {
-              gain[half][p] = divide_normal (bb, bb + s2[half]);
-              wsum = fmaf (gain[half][p], gain[half][p], wsum);
-            }
+            wsum = fmaf (gain[half][p], gain[half][p], wsum);
         }
     }
   __syncwarp ();
@@ -948,11 +951,13 @@ bm3d_cuda_filter_profile_tables
 
   /* The thresholds as bm3d_cpu.c's profile_setup computes them, so both
    * backends keep the same coefficients.  */
-  memcpy (var[0], var_hard, sizeof var[0]);
-  memcpy (var[1], var_wiener, sizeof var[1]);
   for (int c = 0; c < BM3D_MAX_CHANNELS; c++)
     for (int i = 0; i < BM3D_PATCH_AREA; i++)
-      thr[c][i] = lambda_3d * sqrtf (var_hard[c][i]);
+      {
+        var[0][c][i] = fmaxf (var_hard[c][i], PROFILE_VAR_MIN);
+        var[1][c][i] = fmaxf (var_wiener[c][i], PROFILE_VAR_MIN);
+        thr[c][i] = lambda_3d * sqrtf (var_hard[c][i]);
+      }
   /* From pageable memory: the copies have read var and thr when they
    * return.  */
   if ((e = cudaMemcpyToSymbolAsync (c_profile_var, var, sizeof var, 0,
