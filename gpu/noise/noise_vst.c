@@ -128,61 +128,88 @@ bm3d_solve3 (double m[3][3], const double *r, double *x)
   return 1;
 }
 
-/* One block of channel c at (x0, y0): its noise variance and mean
- * brightness, corrected for clipping.  Returns 0 when too much of it is
- * clipped.  `trunc` holds bm3d_truncated_normal for p = k / NLF_AREA.  */
-static int
-nlf_block (const bm3d_image *in, int c, int x0, int y0,
-           const double (*trunc)[2], double *var, double *mean)
+/* The sums one block's plane fit needs, for one channel.  */
+typedef struct
 {
-  double s = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
-  double sv = 0, sxv = 0, syv = 0, svv = 0;
-  int n = 0, low = 0, high = 0, clipped;
+  double s, sx, sy, sxx, syy, sxy, sv, sxv, syv, svv;
+  int    n, low, high;
+} nlf_sums;
+
+/* One channel's block from its sums: its noise variance and mean
+ * brightness, corrected for clipping.  Returns 0 when too much of it
+ * is clipped.  `trunc` holds bm3d_truncated_normal for p = k / NLF_AREA.  */
+static int
+nlf_block_fit (const nlf_sums *a, const double (*trunc)[2], double *var,
+               double *mean)
+{
   double m[3][3], rhs[3], coef[3], ssr;
+  int clipped;
 
-  for (int y = 0; y < NLF_BLOCK; y++)
-    {
-      const float *row = in->data + (size_t) (y0 + y) * in->stride
-                         + (size_t) x0 * in->channels + c;
-
-      for (int x = 0; x < NLF_BLOCK; x++, row += in->channels)
-        {
-          double v = *row;
-
-          /* Clipped values pile up on the ends exactly; float noise
-           * beyond them was never clipped.  */
-          if (v == 0.0)
-            low++;
-          else if (v == 255.0)
-            high++;
-          else
-            {
-              n++;
-              s += 1, sx += x, sy += y, sxx += x * x, syy += y * y;
-              sxy += x * y, sv += v, sxv += x * v, syv += y * v;
-              svv += v * v;
-            }
-        }
-    }
-  if (n < NLF_VALID_MIN || (low && high))
+  if (a->n < NLF_VALID_MIN || (a->low && a->high))
     return 0;
-  m[0][0] = s, m[0][1] = sx, m[0][2] = sy;
-  m[1][0] = sx, m[1][1] = sxx, m[1][2] = sxy;
-  m[2][0] = sy, m[2][1] = sxy, m[2][2] = syy;
-  rhs[0] = sv, rhs[1] = sxv, rhs[2] = syv;
+  m[0][0] = a->s, m[0][1] = a->sx, m[0][2] = a->sy;
+  m[1][0] = a->sx, m[1][1] = a->sxx, m[1][2] = a->sxy;
+  m[2][0] = a->sy, m[2][1] = a->sxy, m[2][2] = a->syy;
+  rhs[0] = a->sv, rhs[1] = a->sxv, rhs[2] = a->syv;
   if (!bm3d_solve3 (m, rhs, coef))
     return 0;
   /* The residual's sum of squares: sum v^2 - coef . rhs.  */
-  ssr = svv - (coef[0] * rhs[0] + coef[1] * rhs[1] + coef[2] * rhs[2]);
-  *var = (ssr > 0.0 ? ssr : 0.0) / (n - 3);
-  *mean = sv / n;
-  clipped = low + high;
+  ssr = a->svv - (coef[0] * rhs[0] + coef[1] * rhs[1] + coef[2] * rhs[2]);
+  *var = (ssr > 0.0 ? ssr : 0.0) / (a->n - 3);
+  *mean = a->sv / a->n;
+  clipped = a->low + a->high;
   if (clipped)
     {
       *var /= trunc[clipped][0];
-      *mean += (low ? -1.0 : 1.0) * sqrt (*var) * trunc[clipped][1];
+      *mean += (a->low ? -1.0 : 1.0) * sqrt (*var) * trunc[clipped][1];
     }
   return 1;
+}
+
+/* The block at (x0, y0) of each of the `colour` channels: its noise
+ * variance and mean brightness into var[c * slots] and mean[c * slots],
+ * whether it counted into ok[c * slots] (nlf_block_fit ()).  The
+ * channels are summed in one pass over the block's rows, which a
+ * large photograph's blocks read from memory once, not once per
+ * channel; each channel's sums keep their order.  */
+static inline void
+nlf_block (const bm3d_image *in, int colour, int x0, int y0,
+           const double (*trunc)[2], long slots, double *var, double *mean,
+           unsigned char *ok)
+{
+  nlf_sums a[BM3D_NOISE_PLANES];
+
+  memset (a, 0, sizeof a);
+  for (int y = 0; y < NLF_BLOCK; y++)
+    {
+      const float *row = in->data + (size_t) (y0 + y) * in->stride
+                         + (size_t) x0 * in->channels;
+
+      for (int x = 0; x < NLF_BLOCK; x++, row += in->channels)
+        for (int c = 0; c < colour; c++)
+          {
+            nlf_sums *t = &a[c];
+            double v = row[c];
+
+            /* Clipped values pile up on the ends exactly; float noise
+             * beyond them was never clipped.  */
+            if (v == 0.0)
+              t->low++;
+            else if (v == 255.0)
+              t->high++;
+            else
+              {
+                t->n++;
+                t->s += 1, t->sx += x, t->sy += y, t->sxx += x * x;
+                t->syy += y * y, t->sxy += x * y, t->sv += v;
+                t->sxv += x * v, t->syv += y * v, t->svv += v * v;
+              }
+          }
+    }
+  for (int c = 0; c < colour; c++)
+    ok[c * slots] = (unsigned char) nlf_block_fit (&a[c], trunc,
+                                                   &var[c * slots],
+                                                   &mean[c * slots]);
 }
 
 /* The level function's bin of a block of that mean.  */
@@ -264,15 +291,17 @@ nlf_blocks (const bm3d_image *in, int colour, int step, int threads,
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(threads)
 #endif
-  for (long k = 0; k < colour * slots; k++)
+  for (long at = 0; at < slots; at++)
     {
-      int c = (int) (k / slots);
-      long at = k % slots;
       int x0 = (int) (at % across) * step * NLF_BLOCK;
       int y0 = (int) (at / across) * step * NLF_BLOCK;
 
-      ok[k] = (unsigned char) nlf_block (in, c, x0, y0, trunc, &var[k],
-                                         &mean[k]);
+      /* The channel count a constant in each copy of the loop.  */
+      if (colour == 3)
+        nlf_block (in, 3, x0, y0, trunc, slots, var + at, mean + at, ok + at);
+      else
+        nlf_block (in, colour, x0, y0, trunc, slots, var + at, mean + at,
+                   ok + at);
     }
   (void) threads;
 }
