@@ -25,6 +25,10 @@
 /* Device memory a backend may hold beyond the CUDA context.  */
 #define BM3D_CUDA_DEVICE_BUDGET ((size_t) 512 << 20)
 
+/* Each of the four pinned bounce buffers of a device (dev->bounce).  */
+#define BM3D_CUDA_BOUNCE_BYTES ((size_t) 8 << 20)
+#define BM3D_CUDA_BOUNCE_AREA  (4 * BM3D_CUDA_BOUNCE_BYTES)
+
 typedef struct
 {
   pthread_mutex_t  lock;            /* held for a whole engine call      */
@@ -67,6 +71,14 @@ bm3d_cuda_device_of (const bm3d_job *job)
 {
   return (bm3d_cuda_device *) job->cuda;
 }
+
+/* The device's pinned bounce area (dev->bounce, BM3D_CUDA_BOUNCE_AREA
+ * bytes), made on first use and kept between calls: the tiles' copies
+ * bounce through it (cuda_tiled_image.cu), the noise profile's
+ * residuals are written to it (noise_profile_cuda.cu).  NULL under
+ * BM3D_CUDA_BOUNCE=0 or when no pinned memory can be had.  Only between
+ * bm3d_cuda_enter () and bm3d_cuda_leave (): one user at a time.  */
+void       *bm3d_cuda_bounce_area (bm3d_job *job);
 
 /* Bytes the backend may hold now: the budget, or 80 % of what is free
  * (counting what it already holds) when that is less.  Call with the

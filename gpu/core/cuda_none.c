@@ -31,6 +31,22 @@ bm3d_cuda_block_autocov (const float *residual, int blocks, int channels,
   return BM3D_ERR_BACKEND_UNAVAILABLE;
 }
 
+float *
+bm3d_cuda_autocov_open (bm3d_job *job, int blocks, int channels)
+{
+  (void) job, (void) blocks, (void) channels;
+  return NULL;
+}
+
+bm3d_status
+bm3d_cuda_autocov_close (bm3d_job *job, int blocks, int channels,
+                         double *autocov, float *fallback)
+{
+  (void) job, (void) blocks, (void) channels, (void) autocov;
+  (void) fallback;
+  return BM3D_ERR_BACKEND_UNAVAILABLE;
+}
+
 int
 bm3d_cuda_device_count (void)
 {

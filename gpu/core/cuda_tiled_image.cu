@@ -54,10 +54,9 @@
 #include "cuda_device.cuh"
 #include "cuda_check.cuh"
 
-/* Each of the four pinned bounce buffers (two a direction), and the
- * host threads that copy rows into and out of one (at most, and by
- * default); copies under BOUNCE_ALONE bytes take one.  */
-#define BM3D_CUDA_BOUNCE_BYTES ((size_t) 8 << 20)
+/* The host threads that copy rows into and out of a bounce buffer (two
+ * a direction, BM3D_CUDA_BOUNCE_BYTES each) at most, and by default;
+ * copies under BOUNCE_ALONE bytes take one.  */
 #define BOUNCE_THREADS_MAX 16
 #define BOUNCE_THREADS 8
 #define BOUNCE_ALONE ((size_t) 1 << 20)
@@ -615,29 +614,37 @@ download_result (transfers *t, const float *dev_out, bm3d_job *job)
   return BM3D_OK;
 }
 
-/* The device's bounce buffers for this call, made on first use; without
- * them (BM3D_CUDA_BOUNCE=0, or no pinned memory to be had) the copies
- * go direct.  */
+void *
+bm3d_cuda_bounce_area (bm3d_job *job)
+{
+  bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
+
+  if (job->env.cuda_bounce_off)
+    return NULL;
+  if (!dev->bounce
+      && cudaHostAlloc (&dev->bounce, BM3D_CUDA_BOUNCE_AREA,
+                        cudaHostAllocDefault) != cudaSuccess)
+    {
+      (void) cudaGetLastError ();
+      dev->bounce = NULL;
+    }
+  return dev->bounce;
+}
+
+/* The device's bounce buffers for this call (bm3d_cuda_bounce_area ());
+ * without them the copies go direct.  */
 static bm3d_status
 bounce_open (transfers *t, bm3d_job *job)
 {
   bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
   const int threads = job->env.cuda_bounce_threads;
 
-  if (job->env.cuda_bounce_off)
+  if (!bm3d_cuda_bounce_area (job))
     return BM3D_OK;
   t->bounce_threads = BOUNCE_THREADS;
   if (threads >= 1)
     t->bounce_threads = threads < BOUNCE_THREADS_MAX
                         ? threads : BOUNCE_THREADS_MAX;
-  if (!dev->bounce
-      && cudaHostAlloc (&dev->bounce, 4 * BM3D_CUDA_BOUNCE_BYTES,
-                        cudaHostAllocDefault) != cudaSuccess)
-    {
-      (void) cudaGetLastError ();
-      dev->bounce = NULL;
-      return BM3D_OK;
-    }
   for (int i = 0; i < 2; i++)
     {
       t->up.buf[i] = (char *) dev->bounce + i * BM3D_CUDA_BOUNCE_BYTES;

@@ -33,6 +33,7 @@
 #include <cuda_runtime.h>
 
 #include <stddef.h>
+#include <string.h>
 
 #include "core/cuda_device.cuh"
 #include "noise_profile_cuda.cuh"
@@ -181,13 +182,21 @@ bm3d_cuda_launch_block_autocov (const float *d_residual, int blocks,
 }
 
 
+/* The residuals' bytes on the device, rounded up for the tables that
+ * follow them.  */
+static size_t
+residual_bytes (int blocks, int channels)
+{
+  return ((size_t) blocks * channels * AUTOCOV_AREA * sizeof (float) + 255)
+         & ~(size_t) 255;
+}
+
 static bm3d_status
 autocov_on_device (const float *residual, int blocks, int channels,
                    double *autocov, bm3d_job *job)
 {
   bm3d_cuda_device *dev = bm3d_cuda_device_of (job);
-  const size_t in_bytes = ((size_t) blocks * channels * AUTOCOV_AREA
-                           * sizeof (float) + 255) & ~(size_t) 255;
+  const size_t in_bytes = residual_bytes (blocks, channels);
   const size_t out_bytes = (size_t) blocks * channels * AUTOCOV_LAGS
                            * sizeof (double);
   bm3d_status status;
@@ -229,4 +238,35 @@ bm3d_cuda_block_autocov (const float *residual, int blocks, int channels,
     return status;
   return bm3d_cuda_leave (job, autocov_on_device (residual, blocks, channels,
                                                   autocov, job));
+}
+
+extern "C" float *
+bm3d_cuda_autocov_open (bm3d_job *job, int blocks, int channels)
+{
+  bm3d_cuda_device *dev;
+  float *area = NULL;
+
+  if (bm3d_cuda_enter (job, &dev) != BM3D_OK)
+    return NULL;
+  if (residual_bytes (blocks, channels) <= BM3D_CUDA_BOUNCE_AREA)
+    area = (float *) bm3d_cuda_bounce_area (job);
+  if (!area)
+    bm3d_cuda_leave (job, BM3D_OK);
+  return area;
+}
+
+extern "C" bm3d_status
+bm3d_cuda_autocov_close (bm3d_job *job, int blocks, int channels,
+                         double *autocov, float *fallback)
+{
+  /* Held apart: a device that faults forgets its area, which stays
+   * allocated.  */
+  const float *residual = (const float *) bm3d_cuda_device_of (job)->bounce;
+  bm3d_status status = autocov_on_device (residual, blocks, channels,
+                                          autocov, job);
+
+  if (status != BM3D_OK)
+    memcpy (fallback, residual,
+            (size_t) blocks * channels * AUTOCOV_AREA * sizeof (float));
+  return bm3d_cuda_leave (job, status);
 }

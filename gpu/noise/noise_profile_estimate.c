@@ -456,17 +456,64 @@ select_blocks (pe_state *st, int c, double (*r)[SIDE], double *sorted)
 
 /* Every block's lag tables at once on the GPU (noise_profile_cuda.cu),
  * the same values as block_autocov's, unless the job's backend is the
- * CPU or no device is usable.  A failure leaves the host to measure
- * them, with the report's message as it was: nothing is lost.  Returns
- * non-zero when the tables are filled.  */
+ * CPU or no device is usable.  The residuals are written straight to
+ * the device's pinned memory when it has some (autocov_open ()), else
+ * sent from the host's (autocov_on_gpu ()).  A failure leaves the host
+ * to measure them, with the report's message as it was: nothing is
+ * lost.  */
+static int
+gpu_usable (const bm3d_job *job)
+{
+  const bm3d_params *params = job->params;
+
+  return params->backend != BM3D_BACKEND_CPU && bm3d_cuda_available (NULL, 0)
+         && params->device < bm3d_cuda_device_count ();
+}
+
+/* Where block_residual () writes: the device's pinned memory, held
+ * until autocov_close (), or NULL (the host's st->residual).  */
+static float *
+autocov_open (pe_state *st, bm3d_job *job)
+{
+  char message[sizeof job->report->message];
+  float *pinned;
+
+  if (!gpu_usable (job))
+    return NULL;
+  memcpy (message, job->report->message, sizeof message);
+  pinned = bm3d_cuda_autocov_open (job, st->blocks, st->channels);
+  if (!pinned)
+    memcpy (job->report->message, message, sizeof message);
+  return pinned;
+}
+
+/* The tables from the residuals in `pinned`; on failure they are in
+ * st->residual for the host.  Returns non-zero when the tables are
+ * filled.  */
+static int
+autocov_close (pe_state *st, bm3d_job *job)
+{
+  char message[sizeof job->report->message];
+
+  memcpy (message, job->report->message, sizeof message);
+  if (bm3d_cuda_autocov_close (job, st->blocks, st->channels, st->autocov,
+                               st->residual) != BM3D_OK)
+    {
+      memcpy (job->report->message, message, sizeof message);
+      return 0;
+    }
+  job->report->backend_used = BM3D_BACKEND_CUDA;
+  return 1;
+}
+
+/* The tables from the residuals in host memory.  Returns non-zero when
+ * they are filled.  */
 static int
 autocov_on_gpu (pe_state *st, bm3d_job *job)
 {
-  const bm3d_params *params = job->params;
   char message[sizeof job->report->message];
 
-  if (params->backend == BM3D_BACKEND_CPU || !bm3d_cuda_available (NULL, 0)
-      || params->device >= bm3d_cuda_device_count ())
+  if (!gpu_usable (job))
     return 0;
   memcpy (message, job->report->message, sizeof message);
   if (bm3d_cuda_block_autocov (st->residual, st->blocks, st->channels,
@@ -512,6 +559,7 @@ bm3d_estimate_profile_cpu (const bm3d_image *in, bm3d_job *job,
   void *part[7];
   char *mem;
   double *sorted;
+  float *host_residual, *pinned;
   bm3d_status status = BM3D_OK;
 
   memset (&st, 0, sizeof st);
@@ -553,12 +601,16 @@ bm3d_estimate_profile_cpu (const bm3d_image *in, bm3d_job *job,
   memset (st.measured, 0, bytes[6]);
   plan_blocks (in->width, in->height, st.x0, st.y0);
 
+  host_residual = st.residual;
+  if ((pinned = autocov_open (&st, job)) != NULL)
+    st.residual = pinned;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(job->threads)
 #endif
   for (int b = 0; b < st.blocks; b++)
     block_residual (in, &st, b);
-  if (autocov_on_gpu (&st, job))
+  st.residual = host_residual;
+  if (pinned ? autocov_close (&st, job) : autocov_on_gpu (&st, job))
     memset (st.measured, 1, bytes[6]);
   if (job->tick (job, 0.5))
     {
