@@ -323,6 +323,14 @@ for sigma in 10 20; do
   camera_as_white gravel $sigma 'its flattest parts hold texture, not noise'
 done
 
+# White noise where no flat block can be read: camera.png given white
+# noise of sigma 50 clips in its sky and coat, too few of its 32x32
+# blocks are unclipped enough to read, and its profile reads 1.02 times
+# its finest scale, where a sensor's noise through demosaicing reads 1.8
+# times and more: white noise of that reading (photo_noise.c,
+# is_white_unread ()).
+camera_as_white camera 50 'no flat part could be read'
+
 # ---- usage errors: exit 2 ----------------------------------------------
 expect_error 2 "unknown noise model 'pink'" "--noise pink: exit 2" \
   "$cmd" --noise pink "$o/noisy.png" "$o/out.png"
@@ -364,6 +372,25 @@ if [ -f "$kodak/kodim05.png" ]; then
 else
   skip "strong white noise on kodim05 in camera mode" \
     "no file $kodak/kodim05.png (set BM3D_BENCHMARK_SETS to the benchmark sets' folder)"
+fi
+
+# ---- strong white noise on a photo whose flat parts clip ---------------
+# Set12's 04 (../shared, when it is there) with white noise of sigma 25:
+# its bright parts clip, none of its flattest blocks can be read, and
+# its profile read texture as noise, 1.17 times its finest scale (28.36
+# dB, where white mode at the true sigma gives 28.57).
+set12=${BM3D_BENCHMARK_SETS:-$top_srcdir/../shared/benchmark-sets}/set12
+if [ -f "$set12/04.png" ]; then
+  "$cmd" --add-noise 25 --seed 5 "$set12/04.png" "$o/s04.png"
+  run "$cmd" --noise camera --threads 2 "$o/s04.png" "$o/s04-camera.png"
+  camera=$(psnr "$set12/04.png" "$o/s04-camera.png")
+  run "$cmd" --sigma 25 --threads 2 "$o/s04.png" "$o/s04-white.png"
+  white=$(psnr "$set12/04.png" "$o/s04-white.png")
+  check "Set12 04, white noise of sigma 25: camera mode $camera dB, white mode at the true sigma $white (within 0.1)" \
+    is_near "$camera" "$white" 0.1
+else
+  skip "strong white noise on Set12's 04 in camera mode" \
+    "no file $set12/04.png (set BM3D_BENCHMARK_SETS to the benchmark sets' folder)"
 fi
 
 # ---- two real photographs ----------------------------------------------

@@ -209,6 +209,25 @@
 #define FLAT_SMALL_WHITE    0.817f
 #define FLAT_WHITE_RATIO    2.0f
 
+/* White noise where no flat block can be read.  Strong noise clips in
+ * a bright or dark photograph's flat parts, and where fewer than 20 of
+ * the 32x32 blocks are unclipped enough to read (block_scales.c) the
+ * flattest 16x16 blocks cannot tell white noise under texture
+ * (FLAT_WHITE_RATIO above).  For noise of one level (no level
+ * function) the profile's own level then does: a sensor's noise through
+ * demosaicing reads 1.82 to 2.34 times its finest scale (the synthetic
+ * phone set), white noise under the texture of the flattest 32x32
+ * blocks 0.99 to 1.63 at sigma 25 and 50 (Kodak24, Set12; Kodak24's
+ * kodim13 the most).  Strong noise, Gaussian at its finest scale,
+ * whose profile reads under NEAR_WHITE_RATIO times that scale there is
+ * white noise of that scale's reading.  Noise that follows brightness
+ * is left to its level function: read through it, the dark clipped
+ * test photograph's noise reads 1.45 times its finest scale, and white
+ * noise of that reading would cost it 4.3 dB.  Set between the two
+ * sets; what it changes is in docs/camera-noise.md ("White noise where
+ * no flat block can be read").  */
+#define NEAR_WHITE_RATIO    1.7f
+
 /* Texture everywhere under strong noise.  Where even the flattest
  * 16x16 blocks hold texture (foliage, water, gravel), no block tells
  * noise from texture, and the profile reads both.  What noise can be
@@ -492,6 +511,24 @@ is_fine_white (const bm3d_flat_blocks *m, const bm3d_noise_profile *profile,
          && m->small < FLAT_WHITE_RATIO * FLAT_SMALL_WHITE * s * s;
 }
 
+/* Is the noise of `profile`, one level at every brightness (no level
+ * function), whose finest scale measures `fine` with kurtosis
+ * `kurtosis`, strong and Gaussian there, read by the profile above that
+ * scale but under NEAR_WHITE_RATIO times it, where the flattest blocks
+ * `m` could not be read (m->small 0)?  */
+static int
+is_white_unread (const bm3d_flat_blocks *m,
+                 const bm3d_noise_profile *profile, float fine,
+                 float kurtosis)
+{
+  float luma;
+
+  return m->small == 0.0f && ! bm3d_nlf_present (profile)
+         && fine >= WEAK_FINE_MAX && kurtosis < FINE_SPARSE_MIN
+         && above_fine_scale (profile, fine, kurtosis, &luma)
+         && luma < NEAR_WHITE_RATIO * fine;
+}
+
 /* The finest scale's white sigma of `in` and its band's kurtosis, for
  * is_processed ().  */
 static bm3d_status
@@ -557,9 +594,9 @@ finest_scale_only (const bm3d_image *in, bm3d_job *job,
  * (job->photo_gain) and job->processed_noise is set
  * (bm3d_noise_profile_tables () below).  Weak grain (is_grain ()),
  * flattest blocks that hold texture (blocks_hold_texture ()), white
- * noise under texture (is_fine_white ()) and texture everywhere
- * (is_texture_everywhere ()) give way to white noise of the finest
- * scale's reading; the report says so.
+ * noise under texture (is_fine_white (), is_white_unread ()) and
+ * texture everywhere (is_texture_everywhere ()) give way to white
+ * noise of the finest scale's reading; the report says so.
  * Flattest blocks whose gradients have a direction lower the gain
  * (unoriented_scale ()).  */
 bm3d_status
@@ -594,6 +631,11 @@ bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
     return finest_scale_only (in, job, profile, profile->channels, fine,
                               "white noise (the flattest parts hold no "
                               "coarser noise)", "");
+  if (is_white_unread (&blocks, profile, fine, kurtosis))
+    return finest_scale_only (in, job, profile, profile->channels, fine,
+                              "white noise (its profile reads it near its "
+                              "finest scale; no flat part could be read)",
+                              "");
   if (is_texture_everywhere (profile, fine, kurtosis))
     return finest_scale_only (in, job, profile, profile->channels, fine,
                               texture_lead, "");
