@@ -487,7 +487,8 @@ autocov_open (pe_state *st, bm3d_job *job)
   return pinned;
 }
 
-/* The tables from the residuals in `pinned`; on failure they are in
+/* The tables from the residuals written where autocov_open () said,
+ * the device given back; on failure the residuals are copied to
  * st->residual for the host.  Returns non-zero when the tables are
  * filled.  */
 static int
