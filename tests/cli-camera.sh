@@ -360,13 +360,21 @@ expect_error 2 'only to one INPUT OUTPUT' \
 # sigma gives 34.83; the flattest blocks' measures, taken for strong
 # noise too when its profile reads that far above its finest scale
 # (photo_noise.c, coarse_or_texture ()), find the texture.
+# camera_and_white CLEAN SIGMA NOISY: CLEAN given white noise of SIGMA
+# (NOISY.png), then $camera and $white, the PSNR of camera mode and of
+# white mode at the true sigma against CLEAN.
+camera_and_white ()
+{
+  "$cmd" --add-noise "$2" --seed 5 "$1" "$3.png"
+  run "$cmd" --noise camera --threads 2 "$3.png" "$3-camera.png"
+  camera=$(psnr "$1" "$3-camera.png")
+  run "$cmd" --sigma "$2" --threads 2 "$3.png" "$3-white.png"
+  white=$(psnr "$1" "$3-white.png")
+}
+
 kodak=${BM3D_BENCHMARK_SETS:-$top_srcdir/../shared/benchmark-sets}/kodak24
 if [ -f "$kodak/kodim05.png" ]; then
-  "$cmd" --add-noise 10 --seed 5 "$kodak/kodim05.png" "$o/k05.png"
-  run "$cmd" --noise camera --threads 2 "$o/k05.png" "$o/k05-camera.png"
-  camera=$(psnr "$kodak/kodim05.png" "$o/k05-camera.png")
-  run "$cmd" --sigma 10 --threads 2 "$o/k05.png" "$o/k05-white.png"
-  white=$(psnr "$kodak/kodim05.png" "$o/k05-white.png")
+  camera_and_white "$kodak/kodim05.png" 10 "$o/k05"
   check "kodim05, white noise of sigma 10: camera mode $camera dB, white mode at the true sigma $white (at most 0.3 below)" \
     is_above "$camera" "$(awk -v w="$white" 'BEGIN { print w - 0.3 }')"
 else
@@ -381,11 +389,7 @@ fi
 # dB, where white mode at the true sigma gives 28.57).
 set12=${BM3D_BENCHMARK_SETS:-$top_srcdir/../shared/benchmark-sets}/set12
 if [ -f "$set12/04.png" ]; then
-  "$cmd" --add-noise 25 --seed 5 "$set12/04.png" "$o/s04.png"
-  run "$cmd" --noise camera --threads 2 "$o/s04.png" "$o/s04-camera.png"
-  camera=$(psnr "$set12/04.png" "$o/s04-camera.png")
-  run "$cmd" --sigma 25 --threads 2 "$o/s04.png" "$o/s04-white.png"
-  white=$(psnr "$set12/04.png" "$o/s04-white.png")
+  camera_and_white "$set12/04.png" 25 "$o/s04"
   check "Set12 04, white noise of sigma 25: camera mode $camera dB, white mode at the true sigma $white (within 0.1)" \
     is_near "$camera" "$white" 0.1
 else
