@@ -458,9 +458,8 @@ select_blocks (pe_state *st, int c, double (*r)[SIDE], double *sorted)
  * the same values as block_autocov's, unless the job's backend is the
  * CPU or no device is usable.  The residuals are written straight to
  * the device's pinned memory when it has some (autocov_open ()), else
- * sent from the host's (autocov_on_gpu ()).  A failure leaves the host
- * to measure them, with the report's message as it was: nothing is
- * lost.  */
+ * sent from the host's.  A failure leaves the host to measure them,
+ * with the report's message as it was: nothing is lost.  */
 static int
 gpu_usable (const bm3d_job *job)
 {
@@ -471,7 +470,7 @@ gpu_usable (const bm3d_job *job)
 }
 
 /* Where block_residual () writes: the device's pinned memory, held
- * until autocov_close (), or NULL (the host's st->residual).  */
+ * until autocov_on_gpu (), or NULL (the host's st->residual).  */
 static float *
 autocov_open (pe_state *st, bm3d_job *job)
 {
@@ -487,38 +486,25 @@ autocov_open (pe_state *st, bm3d_job *job)
   return pinned;
 }
 
-/* The tables from the residuals written where autocov_open () said,
- * the device given back; on failure the residuals are copied to
- * st->residual for the host.  Returns non-zero when the tables are
- * filled.  */
+/* The tables on the GPU: from the residuals written where
+ * autocov_open () said (`pinned`, which gives the device back; on
+ * failure the residuals are copied to st->residual for the host), else
+ * from st->residual.  Returns non-zero when the tables are filled.  */
 static int
-autocov_close (pe_state *st, bm3d_job *job)
+autocov_on_gpu (pe_state *st, bm3d_job *job, int pinned)
 {
   char message[sizeof job->report->message];
+  bm3d_status status;
 
-  memcpy (message, job->report->message, sizeof message);
-  if (bm3d_cuda_autocov_close (job, st->blocks, st->channels, st->autocov,
-                               st->residual) != BM3D_OK)
-    {
-      memcpy (job->report->message, message, sizeof message);
-      return 0;
-    }
-  job->report->backend_used = BM3D_BACKEND_CUDA;
-  return 1;
-}
-
-/* The tables from the residuals in host memory.  Returns non-zero when
- * they are filled.  */
-static int
-autocov_on_gpu (pe_state *st, bm3d_job *job)
-{
-  char message[sizeof job->report->message];
-
-  if (!gpu_usable (job))
+  if (!pinned && !gpu_usable (job))
     return 0;
   memcpy (message, job->report->message, sizeof message);
-  if (bm3d_cuda_block_autocov (st->residual, st->blocks, st->channels,
-                               st->autocov, job) != BM3D_OK)
+  status = pinned
+           ? bm3d_cuda_autocov_close (job, st->blocks, st->channels,
+                                      st->autocov, st->residual)
+           : bm3d_cuda_block_autocov (st->residual, st->blocks,
+                                      st->channels, st->autocov, job);
+  if (status != BM3D_OK)
     {
       memcpy (job->report->message, message, sizeof message);
       return 0;
@@ -611,7 +597,7 @@ bm3d_estimate_profile_cpu (const bm3d_image *in, bm3d_job *job,
   for (int b = 0; b < st.blocks; b++)
     block_residual (in, &st, b);
   st.residual = host_residual;
-  if (pinned ? autocov_close (&st, job) : autocov_on_gpu (&st, job))
+  if (autocov_on_gpu (&st, job, pinned != NULL))
     memset (st.measured, 1, bytes[6]);
   if (job->tick (job, 0.5))
     {
