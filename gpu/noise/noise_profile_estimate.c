@@ -382,27 +382,32 @@ select_band (pe_state *st, int c, double floor, double limit,
   unsigned char *sel = st->selected + (size_t) c * st->blocks;
   double *acov = st->autocov + (size_t) c * st->blocks * PE_LAGS;
   unsigned char *done = st->measured + (size_t) c * st->blocks;
-  int used = 0;
+  int used = 0, unmeasured = 0;
 
   for (int b = 0; b < st->blocks; b++)
     {
       sel[b] = var[b] >= floor && var[b] <= limit;
       used += sel[b];
+      unmeasured += sel[b] && !done[b];
     }
   /* The newly selected blocks' tables, side by side: each block's sums
    * run in its own order, so the tables are the same for any thread
-   * count.  */
+   * count.  None when the GPU measured every block: no team to wake
+   * (twelve a call, each waiting on its slowest thread).  */
+  if (unmeasured > 0)
+    {
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 8) num_threads(st->threads)
 #endif
-  for (int b = 0; b < st->blocks; b++)
-    if (sel[b] && !done[b])
-      {
-        block_autocov (st->residual
-                       + ((size_t) b * st->channels + c) * PE_BLOCK_AREA,
-                       acov + (size_t) b * PE_LAGS);
-        done[b] = 1;
-      }
+      for (int b = 0; b < st->blocks; b++)
+        if (sel[b] && !done[b])
+          {
+            block_autocov (st->residual
+                           + ((size_t) b * st->channels + c) * PE_BLOCK_AREA,
+                           acov + (size_t) b * PE_LAGS);
+            done[b] = 1;
+          }
+    }
   mean_autocov (st, c, r);
   return used;
 }
