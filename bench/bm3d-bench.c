@@ -27,7 +27,7 @@
  * estimated from the noisy image inside the engine's time, then the
  * correlated-noise filter) beside white mode's at the same sigma; its
  * `estim` column is bm3d_estimate_noise_profile alone on that image,
- * with the row's backend.  --pixels u8 or u16 hands the engine the noisy
+ * with the row's backend: the best and the median of --repeat calls.  --pixels u8 or u16 hands the engine the noisy
  * image as 8- or 16-bit pixels (rounded and clipped first, as a file
  * holds them) through bm3d_denoise_pixels, whose conversions then count
  * in its time; PSNR_in and PSNR_out are of those pixels.  --out-scratch
@@ -320,32 +320,49 @@ now_seconds (void)
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* The best of --repeat times of bm3d_estimate_noise_profile on `in` with
- * `backend` (its block statistics on the GPU unless the CPU), in ms; -1
- * when it fails.  */
-static double
-estimate_ms (const options *opt, const bm3d_image *in, bm3d_backend backend)
+static int
+compare_ms (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* The best and the median of --repeat times of
+ * bm3d_estimate_noise_profile on `in` with `backend` (its block
+ * statistics on the GPU unless the CPU), in ms, as "best/median" into
+ * `cell`; "fail" when it fails.  The median shows what a best of
+ * several hides: a tail from lease to lease, or from call to call.  */
+static void
+estimate_cell (const options *opt, const bm3d_image *in,
+               bm3d_backend backend, char *cell, size_t size)
 {
   bm3d_params params;
   bm3d_noise_profile profile;
   bm3d_report report;
-  double best = -1.0;
+  double *ms = malloc (opt->repeat * sizeof *ms);
 
   params = opt->mode_options;
   params.threads = opt->threads;
   params.backend = backend;
+  snprintf (cell, size, "fail");
+  if (!ms)
+    return;
   for (int r = 0; r < opt->repeat; r++)
     {
       double t = now_seconds ();
 
       if (bm3d_estimate_noise_profile (in, &params, &profile, &report)
           != BM3D_OK)
-        return -1.0;
-      t = (now_seconds () - t) * 1e3;
-      if (best < 0.0 || t < best)
-        best = t;
+        {
+          free (ms);
+          return;
+        }
+      ms[r] = (now_seconds () - t) * 1e3;
     }
-  return best;
+  qsort (ms, opt->repeat, sizeof *ms, compare_ms);
+  snprintf (cell, size, "%.2f/%.2f", ms[0], ms[opt->repeat / 2]);
+  free (ms);
 }
 
 static const char *
@@ -497,8 +514,8 @@ bench_one (const options *opt, const float *clean, const float *noisy,
   char estim[32] = "-";
 
   if (noise == BM3D_NOISE_PROFILE)
-    snprintf (estim, sizeof estim, "%.2f", estimate_ms (opt, &in_float, backend));
-  printf ("%-6.2f %5dx%-5d %2d %-5s %-6s %10.2f %10.2f %8s %10.2f %9.1f %9.1f %8.2f %8.2f %8.2f%s%s\n",
+    estimate_cell (opt, &in_float, backend, estim, sizeof estim);
+  printf ("%-6.2f %5dx%-5d %2d %-5s %-6s %10.2f %10.2f %13s %10.2f %9.1f %9.1f %8.2f %8.2f %8.2f%s%s\n",
           w * (double) h / 1e6, w, h, channels, bm3d_backend_name (backend),
           noise_name (noise),
           best.seconds_phase[0] * 1e3, best.seconds_phase[1] * 1e3, estim,
@@ -538,7 +555,7 @@ run_bench (const options *opt)
   if (opt->bright_a > 0.0 || opt->bright_b > 0.0)
     printf ("# noise: deviation %g + %g x, rounded and clipped to 8 bits\n",
             opt->bright_a, opt->bright_b);
-  printf ("%-6s %11s %2s %-5s %-6s %10s %10s %8s %10s %9s %9s %8s %8s %8s\n",
+  printf ("%-6s %11s %2s %-5s %-6s %10s %10s %13s %10s %9s %9s %8s %8s %8s\n",
           "MP", "size", "ch", "back", "noise", "phase1", "phase2", "estim",
           "engine", "dev_MiB", "host_MiB", "PSNR_in", "PSNR_out", "xfer");
   for (int s = 0; s < opt->n_sizes; s++)
