@@ -370,7 +370,7 @@ typedef struct
    * noise of sigma_fine, the finest scale's reading, and says so in
    * `notice`.  */
   int           noise_unmeasured;
-  char          notice[160];
+  char          notice[256];
   char          message[256];     /* error text, or the fall-back notice    */
 } bm3d_report;
 

@@ -186,6 +186,12 @@
  * texture.  */
 #define NOISE_CHROMA_SHARE  0.3f
 
+/* A profile made of the finest scale's reading (white noise of it, or
+ * its luminance beside colour noise as measured: texture_only ()) and
+ * given back reads that scale again, within its float's rounding: no
+ * more than it.  */
+#define FINE_ROUNDING       1.0001f
+
 /* White noise under texture.  Noise is in every flat block, texture
  * only in some: the flattest 16x16 blocks find the flat spots between
  * the texture that the flattest 32x32 blocks, where the profile is
@@ -374,7 +380,7 @@ above_fine_scale (const bm3d_noise_profile *profile, float fine,
   float chroma;
 
   bm3d_noise_profile_levels (profile, luma, &chroma);
-  return *luma > fmaxf (fine, 0.05f)
+  return *luma > FINE_ROUNDING * fmaxf (fine, 0.05f)
          && ! is_processed (profile, fine, kurtosis);
 }
 
@@ -589,6 +595,54 @@ finest_scale_only (const bm3d_image *in, bm3d_job *job,
   return BM3D_OK;
 }
 
+/* Colour noise under texture.  The texture that makes a verdict of
+ * texture is the luminance's: a clean photograph's flattest blocks
+ * hold chroma of 0.09 to 0.24 of their luma (NOISE_CHROMA_SHARE above).
+ * A sensor's noise through a camera's colour matrix, whose negative
+ * terms make the channels' noise anticorrelated, is mostly colour, and
+ * its luminance can read weaker at the finest scale than the texture
+ * of the flattest blocks reads in the profile: a phone's pipeline with
+ * no noise reduction and no JPEG gives chroma of 0.8 of the luma and
+ * more there, and a finest scale of a tenth of the noise's luminance
+ * (docs/camera-noise.md, "Colour noise under texture").  So where the
+ * verdict is texture and the profile's chroma holds NOISE_CHROMA_SHARE
+ * of its luma or more, each chrominance plane keeps the level the
+ * profile measured for it, where that is above the finest scale's; the
+ * luminance takes the finest scale's reading as before, and the notice
+ * says both.  */
+static bm3d_status
+texture_only (const bm3d_image *in, bm3d_job *job,
+              bm3d_noise_profile *profile, int channels, float fine)
+{
+  const int lag = BM3D_NOISE_LAG;
+  bm3d_noise_profile measured = *profile;
+  float luma, chroma;
+  size_t used;
+  int kept = 0;
+  bm3d_status status = finest_scale_only (in, job, profile, channels, fine,
+                                          texture_lead, "");
+
+  if (status != BM3D_OK || measured.channels != 3 || profile->channels != 3)
+    return status;
+  bm3d_noise_profile_levels (&measured, &luma, &chroma);
+  if (!(chroma >= NOISE_CHROMA_SHARE * luma))
+    return status;
+  for (int c = 1; c < 3; c++)
+    if (measured.sigma[c] > profile->sigma[c])
+      {
+        profile->autocov[c][lag][lag] = measured.sigma[c] * measured.sigma[c];
+        kept = 1;
+      }
+  if (!kept)
+    return status;
+  bm3d_noise_profile_update (profile, NULL, 0);
+  bm3d_noise_profile_levels (profile, &luma, &chroma);
+  used = strlen (job->report->notice);
+  snprintf (job->report->notice + used, sizeof job->report->notice - used,
+            "; its colour noise as measured, chroma %.2f", (double) chroma);
+  return BM3D_OK;
+}
+
 /* For camera mode: when the noise of `in` is processed, the profile
  * takes the gain that brings its white sigma to processed_sigma ()
  * (job->photo_gain) and job->processed_noise is set
@@ -625,8 +679,7 @@ bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
                               "weak grain, no camera's processed noise",
                               "; its coarser grain is kept");
   if (blocks_hold_texture (&blocks, profile, fine, kurtosis))
-    return finest_scale_only (in, job, profile, profile->channels, fine,
-                              texture_lead, "");
+    return texture_only (in, job, profile, profile->channels, fine);
   if (is_fine_white (&blocks, profile, fine, kurtosis))
     return finest_scale_only (in, job, profile, profile->channels, fine,
                               "white noise (the flattest parts hold no "
@@ -637,8 +690,7 @@ bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
                               "finest scale; no flat part could be read)",
                               "");
   if (is_texture_everywhere (profile, fine, kurtosis))
-    return finest_scale_only (in, job, profile, profile->channels, fine,
-                              texture_lead, "");
+    return texture_only (in, job, profile, profile->channels, fine);
   job->processed_noise = is_processed (profile, fine, kurtosis);
   job->report->processed_noise = job->processed_noise;
   measured = profile->sigma_white > 0.01f ? profile->sigma_white : 0.01f;
@@ -808,8 +860,7 @@ check_texture (const bm3d_image *in, float fine, float kurtosis,
   int needs = needs_block_scales (profile, fine, kurtosis);
 
   if (missed && ! is_reduced_noise (profile, kurtosis, m))
-    return finest_scale_only (in, job, profile, job->channels, fine,
-                              texture_lead, "");
+    return texture_only (in, job, profile, job->channels, fine);
   profile->has_fine = 1;
   profile->sigma_fine = fine;
   profile->fine_kurtosis = kurtosis;
