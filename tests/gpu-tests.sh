@@ -65,7 +65,7 @@ sanitizer_test () {
   tail -n 5 "$tmp/sanitizer-$tag.log" | show /dev/stdin
 }
 
-echo "1..60"
+echo "1..61"
 printf '%s\n' "$version" | sed 's/^/# /'
 
 # ---- GPU and CPU agree on photographs (6 tests) ------------------------
@@ -357,6 +357,34 @@ if camera_both "$base" "$phone" \
 else
   not_ok "$name"
 fi
+
+# Colour noise under texture: the colour-matrix photo of
+# tests/cli-camera.sh reads as texture, and its chrominance keeps the
+# level the profile measured (photo_noise.c, texture_only ()): both
+# backends say so, the GPU within 0.05 dB of the CPU, each at least 2 dB
+# above the input.
+name="colour noise under texture, camera noise: GPU within 0.05 dB of the CPU, both keeping the colour noise measured"
+base=$tmp/colour
+colour=$top_srcdir/tests/data/colour-brick-noisy.png
+if camera_both "$base" "$colour" \
+   && "$denoise" --convert "$top_srcdir/tests/data/colour-brick-clean.png" \
+        "$base-clean.pfm" \
+   && "$denoise" --convert "$colour" "$base-noisy.pfm"; then
+  p_in=$(psnr_of "$base-noisy.pfm" "$base-clean.pfm")
+  cpu_gpu_psnr "$base" "$base-clean.pfm" "colour noise under texture: noisy $p_in dB,"
+  if cpu_gpu_agree "$base" "$(awk -v p="$p_in" 'BEGIN { print p + 2 }')" \
+     && grep -q "colour noise as measured" "$base-cpu.log" \
+     && grep -q "colour noise as measured" "$base-gpu.log"; then
+    ok "$name"
+  else
+    not_ok "$name"
+    show "$base-cpu.log"
+    show "$base-gpu.log"
+  fi
+else
+  not_ok "$name"
+fi
+rm -f "$base"-*.pfm
 
 # white_texture_case NAME PHOTO SIGMA SAID: PHOTO (tests/data) with
 # white noise of SIGMA, whose profile read texture as noise, in camera

@@ -14,6 +14,17 @@
 #
 #   python3 tests/make-phone-photo.py tests/data/coffee.png tests/data
 #
+# With --colour it makes tests/data/colour-brick-noisy.png and
+# colour-brick-clean.png instead: a 384x256 corner of brick.png taken
+# back through a camera's colour matrix (COLOUR_MATRIX) to linear camera
+# RGB, under-exposed four times, the same mosaic, sensor noise and
+# demosaicing, the matrix applied again and gamma-encoded, saved as PNG
+# with no noise reduction and no JPEG: noise mostly of colour, as the
+# matrix's negative terms leave it, its luminance weak at the finest
+# scale (docs/camera-noise.md, "Colour noise under texture").
+#
+#   python3 tests/make-phone-photo.py --colour tests/data/brick.png tests/data
+#
 # With --folder it gives the same processing (chroma smoothed by
 # --chroma S, 0: not at all) to each NAME_real.jpg of a folder such as
 # ../shared/benchmark-sets/synthetic-phone-noise, written as
@@ -38,6 +49,12 @@ from PIL import Image
 from scipy.ndimage import gaussian_filter
 
 EXPOSURE, SHOT, READ, SEED = 0.02, 0.0008, 4e-6, 36
+# --colour: a camera's colour matrix (camera RGB to linear sRGB, rows
+# summing to 1) and a dim shot's exposure and noise.
+COLOUR_MATRIX = np.array([[1.6, -0.45, -0.15],
+                          [-0.3, 1.55, -0.25],
+                          [0.0, -0.5, 1.5]])
+DIM_EXPOSURE, DIM_SHOT, DIM_READ, DIM_SEED = 0.25, 0.001, 5e-6, 7
 # RGB to YCbCr (JPEG's), and back.
 YCC = np.array([[0.299, 0.587, 0.114],
                 [-0.168736, -0.331264, 0.5],
@@ -118,6 +135,19 @@ def main(src, out):
         out + "/phone-coffee-noisy.jpg", quality=92)
 
 
+def colour(src, out):
+    x = np.asarray(Image.open(src).convert("RGB"), dtype=np.float64) / 255
+    x = x[:256, :384]
+    lin = np.clip(x ** 2.2 @ np.linalg.inv(COLOUR_MATRIX).T, 0, None)
+    raw = bayer(lin * DIM_EXPOSURE)
+    rng = np.random.default_rng(DIM_SEED)
+    noisy = raw + rng.standard_normal(raw.shape) * np.sqrt(DIM_SHOT * raw + DIM_READ)
+    for name, r in (("clean", raw), ("noisy", noisy)):
+        rgb = np.clip(demosaic(np.clip(r / DIM_EXPOSURE, 0, 1)), 0, 1)
+        to_image(encode(rgb @ COLOUR_MATRIX.T)).save(
+            out + "/colour-brick-" + name + ".png")
+
+
 def folder(src, dest, chroma):
     os.makedirs(dest, exist_ok=True)
     for path in sorted(glob.glob(os.path.join(src, "*_real.jpg"))):
@@ -139,5 +169,7 @@ if __name__ == "__main__":
             chroma = float(args[2])
             args = args[2:]
         folder(args[1], args[2], chroma)
+    elif args[:1] == ["--colour"]:
+        colour(args[1], args[2])
     else:
         main(*args[:2])
