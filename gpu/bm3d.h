@@ -368,7 +368,9 @@ typedef struct
    * noise of that scale's reading gives them (white noise under
    * texture); the call then filtered white
    * noise of sigma_fine, the finest scale's reading, and says so in
-   * `notice`.  */
+   * `notice` (for texture whose profile holds colour noise, 0.3 of its
+   * luma or more, the colour planes at the level measured, which the
+   * notice adds).  */
   int           noise_unmeasured;
   char          notice[256];
   char          message[256];     /* error text, or the fall-back notice    */
