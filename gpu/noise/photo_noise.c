@@ -609,7 +609,9 @@ finest_scale_only (const bm3d_image *in, bm3d_job *job,
  * of its luma or more, each chrominance plane keeps the level the
  * profile measured for it, where that is above the finest scale's; the
  * luminance takes the finest scale's reading as before, and the notice
- * says both.  */
+ * says both.  (A profile measured through a level function's transform
+ * has its levels in the stabilised domain, which keeps the 0..255
+ * scale: there they stand for the photograph's noise on average.)  */
 static bm3d_status
 texture_only (const bm3d_image *in, bm3d_job *job,
               bm3d_noise_profile *profile, int channels, float fine)
