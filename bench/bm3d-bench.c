@@ -27,8 +27,9 @@
  * estimated from the noisy image inside the engine's time, then the
  * correlated-noise filter) beside white mode's at the same sigma; its
  * `estim` column is bm3d_estimate_noise_profile alone on that image,
- * with the row's backend: the best and the median of --repeat calls.  --pixels u8 or u16 hands the engine the noisy
- * image as 8- or 16-bit pixels (rounded and clipped first, as a file
+ * with the row's backend: the best and the median of --repeat calls.
+ * --pixels u8 or u16 hands the engine the noisy image as 8- or 16-bit
+ * pixels (rounded and clipped first, as a file
  * holds them) through bm3d_denoise_pixels, whose conversions then count
  * in its time; PSNR_in and PSNR_out are of those pixels.  --out-scratch
  * tells the engine the result's buffer is scratch, as bm3d-denoise does

@@ -332,59 +332,54 @@ else
   not_ok "$name"
 fi
 
+# truth_case NAME NOISY CLEAN GAIN LOGS_OK: the photo NOISY (tests/data)
+# in camera mode on both backends, against its truth CLEAN: the GPU
+# within 0.05 dB of the CPU, each at least GAIN dB above the input, and
+# LOGS_OK CPU_LOG GPU_LOG true of what the two said.
+truth_case () {
+  name=$1
+  base=$tmp/truth
+  noisy=$top_srcdir/tests/data/$2
+  if camera_both "$base" "$noisy" \
+     && "$denoise" --convert "$top_srcdir/tests/data/$3" "$base-clean.pfm" \
+     && "$denoise" --convert "$noisy" "$base-noisy.pfm"; then
+    p_in=$(psnr_of "$base-noisy.pfm" "$base-clean.pfm")
+    cpu_gpu_psnr "$base" "$base-clean.pfm" "$2: noisy $p_in dB,"
+    if cpu_gpu_agree "$base" "$(awk -v p="$p_in" -v g="$4" 'BEGIN { print p + g }')" \
+       && "$5" "$base-cpu.log" "$base-gpu.log"; then
+      ok "$name"
+    else
+      not_ok "$name"
+      show "$base-cpu.log"
+      show "$base-gpu.log"
+    fi
+  else
+    not_ok "$name"
+  fi
+  rm -f "$base"-*.pfm
+}
+neither_says_texture () {
+  ! grep -q "flattest parts hold texture" "$1" "$2"
+}
+both_keep_colour_noise () {
+  grep -q "colour noise as measured" "$1" && grep -q "colour noise as measured" "$2"
+}
+
 # Noise a phone's noise reduction left: the phone photo of
 # tests/cli-camera.sh misses its finest scale as texture does, and is
 # told from texture by what it holds (photo_noise.c, is_reduced_noise ()):
 # both backends filter it with its profile (neither says "texture"), the
 # GPU within 0.05 dB of the CPU, each at least 1.2 dB above the input.
-name="phone photo after its noise reduction, camera noise: GPU within 0.05 dB of the CPU, both filtering its profile"
-base=$tmp/phone
-phone=$top_srcdir/tests/data/phone-coffee-noisy.jpg
-if camera_both "$base" "$phone" \
-   && "$denoise" --convert "$top_srcdir/tests/data/phone-coffee-clean.png" \
-        "$base-clean.pfm" \
-   && "$denoise" --convert "$phone" "$base-noisy.pfm"; then
-  p_in=$(psnr_of "$base-noisy.pfm" "$base-clean.pfm")
-  cpu_gpu_psnr "$base" "$base-clean.pfm" "phone photo: noisy $p_in dB,"
-  if cpu_gpu_agree "$base" "$(awk -v p="$p_in" 'BEGIN { print p + 1.2 }')" \
-     && ! grep -q "flattest parts hold texture" "$base-cpu.log" "$base-gpu.log"; then
-    ok "$name"
-  else
-    not_ok "$name"
-    show "$base-cpu.log"
-    show "$base-gpu.log"
-  fi
-else
-  not_ok "$name"
-fi
+truth_case "phone photo after its noise reduction, camera noise: GPU within 0.05 dB of the CPU, both filtering its profile" \
+  phone-coffee-noisy.jpg phone-coffee-clean.png 1.2 neither_says_texture
 
 # Colour noise under texture: the colour-matrix photo of
 # tests/cli-camera.sh reads as texture, and its chrominance keeps the
 # level the profile measured (photo_noise.c, texture_only ()): both
 # backends say so, the GPU within 0.05 dB of the CPU, each at least 2 dB
 # above the input.
-name="colour noise under texture, camera noise: GPU within 0.05 dB of the CPU, both keeping the colour noise measured"
-base=$tmp/colour
-colour=$top_srcdir/tests/data/colour-brick-noisy.png
-if camera_both "$base" "$colour" \
-   && "$denoise" --convert "$top_srcdir/tests/data/colour-brick-clean.png" \
-        "$base-clean.pfm" \
-   && "$denoise" --convert "$colour" "$base-noisy.pfm"; then
-  p_in=$(psnr_of "$base-noisy.pfm" "$base-clean.pfm")
-  cpu_gpu_psnr "$base" "$base-clean.pfm" "colour noise under texture: noisy $p_in dB,"
-  if cpu_gpu_agree "$base" "$(awk -v p="$p_in" 'BEGIN { print p + 2 }')" \
-     && grep -q "colour noise as measured" "$base-cpu.log" \
-     && grep -q "colour noise as measured" "$base-gpu.log"; then
-    ok "$name"
-  else
-    not_ok "$name"
-    show "$base-cpu.log"
-    show "$base-gpu.log"
-  fi
-else
-  not_ok "$name"
-fi
-rm -f "$base"-*.pfm
+truth_case "colour noise under texture, camera noise: GPU within 0.05 dB of the CPU, both keeping the colour noise measured" \
+  colour-brick-noisy.png colour-brick-clean.png 2 both_keep_colour_noise
 
 # white_texture_case NAME PHOTO SIGMA SAID: PHOTO (tests/data) with
 # white noise of SIGMA, whose profile read texture as noise, in camera
