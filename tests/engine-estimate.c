@@ -216,6 +216,64 @@ accuracy_on (const char *dir, const char *file, uint64_t seed_base,
   image_free (&clean);
 }
 
+/* ---- dark photographs, clipped ----------------------------------------- */
+
+/* A test photograph darkened to DARK_SHARE of its values under strong
+ * noise, clipped and rounded to 8 bits: most of it lies within two
+ * sigmas of black, so the patches away from the clipping levels are few
+ * and read low (5 to 10 % under sigma before the clipped patches were
+ * read too, scaled back by what clipping takes: noise_estimate.c).  */
+#define DARK_SHARE     0.3
+#define DARK_TOLERANCE 0.03   /* of sigma */
+
+static void
+dark_clipped_on (const char *dir, const char *file, uint64_t seed)
+{
+  static const double dark_sigmas[] = { 25.0, 40.0 };
+  char path[4200], error[512];
+  Image clean;
+  size_t n;
+  float *noisy;
+
+  snprintf (path, sizeof path, "%s/%s", dir, file);
+  if (image_read (path, &clean, error, sizeof error) != 0)
+    {
+      tap_ok (0, "%s: %s", file, error);
+      return;
+    }
+  n = (size_t) clean.width * clean.height * clean.channels;
+  noisy = malloc (n * sizeof (float));
+  for (size_t s = 0; s < 2; s++)
+    {
+      double sigma = dark_sigmas[s];
+      bm3d_image v = view_of (noisy, clean.width, clean.height,
+                              clean.channels, clean.has_alpha);
+      bm3d_report report;
+      bm3d_status status;
+      size_t black = 0;
+      float est;
+
+      for (size_t i = 0; i < n; i++)
+        noisy[i] = (float) (DARK_SHARE * clean.data[i]);
+      add_gaussian_noise (noisy, n, sigma, seed + s);
+      for (size_t i = 0; i < n; i++)
+        {
+          noisy[i] = noisy[i] < 0.0f ? 0.0f
+                     : noisy[i] > 255.0f ? 255.0f : rintf (noisy[i]);
+          black += noisy[i] == 0.0f;
+        }
+      status = estimate (&v, 0, &est, &report);
+      tap_ok (status == BM3D_OK
+              && fabs (est - sigma) <= DARK_TOLERANCE * sigma,
+              "%s darkened to %.0f %%, 8-bit sigma %g (%.0f %% of the values "
+              "at 0): estimate %.3f (error %+.3f, tolerance %.2f)", file,
+              100.0 * DARK_SHARE, sigma, 100.0 * black / n, (double) est,
+              est - sigma, DARK_TOLERANCE * sigma);
+    }
+  free (noisy);
+  image_free (&clean);
+}
+
 /* ---- edge cases -------------------------------------------------------- */
 
 static float *
@@ -514,6 +572,9 @@ main (void)
   else
     printf ("ok %d - Set12 # SKIP no folder %s (set BM3D_BENCHMARK_SETS "
             "to the benchmark sets' folder)\n", ++tap_count, set12);
+
+  for (size_t i = 0; i < sizeof test_images / sizeof test_images[0]; i++)
+    dark_clipped_on (dir, test_images[i], 3000 + 10 * i);
 
   test_constant ();
   test_alpha_and_threads ();

@@ -425,11 +425,11 @@ for sigma in 10 20; do
   white_texture_case "white noise of sigma $sigma on texture everywhere" \
     gravel.png $sigma 'its flattest parts hold texture, not noise'
 done
-# White noise where no flat block can be read: camera.png with noise of
+# White noise where no flat block can be read: brick.png with noise of
 # sigma 50 clips where its flattest blocks are, and its profile reads
 # near its finest scale (is_white_unread ()).
 white_texture_case "white noise of sigma 50 whose flat parts clip" \
-  camera.png 50 'no flat part could be read'
+  brick.png 50 'no flat part could be read'
 
 # Clean photographs in camera noise (photo_noise.c): coffee.png's finest
 # scale is Gaussian grain, not a camera's sparse processed noise

@@ -25,7 +25,18 @@
  *
  * g^-1 is tabulated once per call on a uniform grid of results between
  * g (0) and g (255) and read with linear interpolation; results outside
- * that span map to 0 and 255.  */
+ * that span map to 0 and 255.
+ *
+ * Clipping also squeezes the noise: z's variance is sigma^2 times
+ *
+ *   r (u) = [u^2 (Phi (b) - Phi (a)) + 2 u sigma (phi (a) - phi (b))
+ *            + sigma^2 (Phi (b) - Phi (a) + a phi (a) - b phi (b))
+ *            + 255^2 (1 - Phi (b)) - g (u)^2] / sigma^2
+ *
+ * (r = 0.34 at u = 0, 0.75 one sigma inside, 0.96 two sigmas inside), and
+ * a share Phi (a) + 1 - Phi (b) of the values lands on 0 or 255.  The
+ * noise estimate (noise_estimate.c) reads both at a patch's clipped mean
+ * g (u), from a table of them on a grid of g as above.  */
 #include "config.h"
 
 #include "noise/noise.h"
@@ -47,6 +58,80 @@ clipped_mean (double u, double sigma)
   double pdf_b = inv_sqrt2pi * exp (-0.5 * b * b);
 
   return u * (cdf_b - cdf_a) + sigma * (pdf_a - pdf_b) + 255.0 * (1.0 - cdf_b);
+}
+
+/* r (u) above: the variance of z over sigma^2.  */
+static double
+clipped_variance_ratio (double u, double sigma)
+{
+  const double inv_sqrt2 = 0.70710678118654752440;
+  const double inv_sqrt2pi = 0.39894228040143267794;
+  double a = -u / sigma, b = (255.0 - u) / sigma;
+  double cdf_a = 0.5 * erfc (-a * inv_sqrt2), cdf_b = 0.5 * erfc (-b * inv_sqrt2);
+  double pdf_a = inv_sqrt2pi * exp (-0.5 * a * a);
+  double pdf_b = inv_sqrt2pi * exp (-0.5 * b * b);
+  double inside = cdf_b - cdf_a, mean = clipped_mean (u, sigma);
+  double second = u * u * inside + 2.0 * u * sigma * (pdf_a - pdf_b)
+                  + sigma * sigma * (inside + a * pdf_a - b * pdf_b)
+                  + 255.0 * 255.0 * (1.0 - cdf_b);
+  double r = (second - mean * mean) / (sigma * sigma);
+
+  return r > 0.0 ? r : 0.0;
+}
+
+/* The share of z at 0 or 255.  */
+static double
+clipped_share (double u, double sigma)
+{
+  const double inv_sqrt2 = 0.70710678118654752440;
+
+  return 0.5 * erfc (u / sigma * inv_sqrt2)
+         + 0.5 * erfc ((255.0 - u) / sigma * inv_sqrt2);
+}
+
+void
+bm3d_clip_squeeze_init (bm3d_clip_squeeze_table *t, float sigma_f)
+{
+  const int steps = BM3D_CLIP_SQUEEZE_STEPS;
+  const double sigma = sigma_f;
+  double g[BM3D_CLIP_SQUEEZE_STEPS + 1], lo, hi;
+
+  /* g on even steps of u, the grid of g inverted by linear
+   * interpolation as in bm3d_unclip_table_init (), r and the share
+   * computed at the u found.  A coarser grid than g^-1's: a share is
+   * wanted to a few thousandths, not a level to a few.  */
+  for (int j = 0; j <= steps; j++)
+    g[j] = clipped_mean (255.0 * j / steps, sigma);
+  lo = g[0];
+  hi = g[steps];
+  t->lo = (float) lo;
+  t->per_step = (float) (steps / (hi - lo));
+  for (int k = 0, j = 0; k <= steps; k++)
+    {
+      double target = lo + (hi - lo) * k / steps, u;
+
+      while (j < steps - 1 && g[j + 1] < target)
+        j++;
+      u = 255.0 * (j + (target - g[j]) / (g[j + 1] - g[j])) / steps;
+      t->variance[k] = (float) clipped_variance_ratio (u, sigma);
+      t->clipped[k] = (float) clipped_share (u, sigma);
+    }
+}
+
+float
+bm3d_clip_squeeze (const bm3d_clip_squeeze_table *t, float mean,
+                   float *clipped)
+{
+  float pos = (mean - t->lo) * t->per_step, f;
+  int k;
+
+  pos = pos > 0.0f ? pos : 0.0f;
+  k = (int) pos;
+  k = k < BM3D_CLIP_SQUEEZE_STEPS ? k : BM3D_CLIP_SQUEEZE_STEPS - 1;
+  f = pos - (float) k;
+  f = f < 1.0f ? f : 1.0f;
+  *clipped = t->clipped[k] + f * (t->clipped[k + 1] - t->clipped[k]);
+  return t->variance[k] + f * (t->variance[k + 1] - t->variance[k]);
 }
 
 void

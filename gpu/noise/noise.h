@@ -141,6 +141,25 @@ typedef struct bm3d_unclip_table
 
 void        bm3d_unclip_table_init (bm3d_unclip_table *t, float sigma);
 
+/* What clipping does to the noise of values whose clipped mean is
+ * `mean`: the share of its variance left (returned: 1 well inside
+ * 0..255, 0.34 where the mean before clipping is 0 or 255) and, into
+ * `clipped`, the share of values it puts at 0 or 255; tabulated for one
+ * sigma on even steps of the clipped mean, read with linear
+ * interpolation (clipped_noise.c).  */
+#define BM3D_CLIP_SQUEEZE_STEPS 256
+typedef struct bm3d_clip_squeeze_table
+{
+  float lo;               /* g (0): the first step's clipped mean      */
+  float per_step;         /* table steps per unit of clipped mean      */
+  float variance[BM3D_CLIP_SQUEEZE_STEPS + 1];
+  float clipped[BM3D_CLIP_SQUEEZE_STEPS + 1];
+} bm3d_clip_squeeze_table;
+
+void  bm3d_clip_squeeze_init (bm3d_clip_squeeze_table *t, float sigma);
+float bm3d_clip_squeeze      (const bm3d_clip_squeeze_table *t, float mean,
+                              float *clipped);
+
 #ifdef __cplusplus
 }
 #endif

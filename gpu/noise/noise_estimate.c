@@ -43,12 +43,31 @@
  * Clipped values: where the noisy image was clipped to 0..255 (8-bit
  * files), the noise in black or white areas is squeezed, and those
  * areas are also the flattest.  When the sample holds values of exactly
- * 0 or 255 (float noise never lands there), patches whose mean (of the
- * darkest, and of the brightest, channel of each pixel) lies within
- * 2 sigma of 0 or 255 are left out, sigma coming from the previous
- * round, until the pool of patches stops changing.  A patch's mean is
- * (nearly) independent of its noise band, so leaving patches out by it
- * hardly biases the measurement.
+ * 0 or 255 (float noise never lands there), the level is read again,
+ * and where that reading may be low, once more; the higher is kept:
+ *
+ *  - apart: patches whose mean (of the darkest, and of the brightest,
+ *    channel of each pixel) lies within 2 sigma of 0 or 255 are left
+ *    out, sigma coming from the previous round, until the pool of
+ *    patches stops changing.  A patch's mean is (nearly) independent of
+ *    its noise band, so leaving patches out by it hardly biases the
+ *    measurement; but where most of the picture lies near 0 or 255 (a
+ *    dark photograph under strong noise) few patches are left, and the
+ *    order statistic over a small sample reads low (23.6 for sigma 25
+ *    from 4 % of the patches, 24.8 unclipped), or too few to keep the
+ *    margin, and the clipped patches let in read low.
+ *  - squeezed, only then (under EST_APART_SHARE of the patches left,
+ *    or the margin loosened: elsewhere the two read within 1 %, and the
+ *    rounds would only add to the time): every patch, its noise band
+ *    and texture energy divided by the share of its variance clipping
+ *    left, read from each channel's clipped mean at the previous
+ *    round's sigma (Foi's model, clipped_noise.c), until sigma settles
+ *    (EST_CLIP_SETTLED).  A patch where a channel keeps under half its
+ *    variance, or holds more values at 0 or 255 than noise at its mean
+ *    clips, is left out: the picture's own black or white.  Where noise
+ *    follows brightness, the dark patches it keeps hold less noise than
+ *    the rest, and it reads low, so the apart reading is kept where it
+ *    is higher.
  *
  * The result estimates the image's whole white-noise level: a "clean"
  * photograph with grain of its own adds it (see BENCHMARKS.md).
@@ -102,6 +121,9 @@
 #define EST_CLIP_LOW      0.0f         /* scale                            */
 #define EST_CLIP_MARGIN   2.0          /* patches this many sigmas away    */
 #define EST_CLIP_ROUNDS   8
+#define EST_APART_SHARE   0.5          /* apart, fewer patches: squeezed too */
+#define EST_SQUEEZE_MIN   0.5          /* clipping left this share at least */
+#define EST_CLIP_SETTLED  5e-3         /* sigma moved less: settled        */
 #define EST_PATCHES_PER_THREAD 8192
 
 /* A rectangle of the image whose luminance is read, and where its
@@ -174,12 +196,13 @@ plan_regions (int width, int height, est_region *regions)
 /* Row `y` of region `r`: into `luma` the luminance plane's row of the
  * opponent transform for colour (as the engine computes it), the gray
  * value otherwise; for colour, into `darkest` and `brightest` the least
- * and the greatest channel value of each pixel.  Alpha is not read.
- * Returns how many channel values are exactly at a clipping level.  */
+ * and the greatest channel value of each pixel, into `channel` [c] each
+ * channel's row.  Alpha is not read.  Returns how many channel values
+ * are exactly at a clipping level.  */
 static size_t
 extract_luminance (const bm3d_image *in, const bm3d_vst_table *through,
                    const est_region *r, int y, float *luma, float *darkest,
-                   float *brightest)
+                   float *brightest, float *const channel[3])
 {
   const float *row = in->data + (size_t) (r->y0 + y) * in->stride
                      + (size_t) r->x0 * in->channels;
@@ -206,6 +229,8 @@ extract_luminance (const bm3d_image *in, const bm3d_vst_table *through,
       hi = v[0] < v[1] ? v[1] : v[0];
       darkest[x] = lo < v[2] ? lo : v[2];
       brightest[x] = hi > v[2] ? hi : v[2];
+      for (int c = 0; c < 3; c++)
+        channel[c][x] = v[c];
     }
   return clipped;
 }
@@ -262,6 +287,25 @@ patch_mean (const float *src, size_t pitch)
          / (EST_PATCH * EST_PATCH);
 }
 
+/* How many values of the patch at `src` (rows `pitch` floats apart)
+ * are at a clipping level.  */
+static inline __attribute__ ((always_inline)) float
+patch_clipped (const float *src, size_t pitch)
+{
+  typedef int row8i __attribute__ ((vector_size (32)));
+  row8i n = { 0 };
+
+  for (int y = 0; y < EST_PATCH; y++)
+    {
+      row8 d = load_row (src + y * pitch);
+
+      /* A comparison gives -1 where it holds.  */
+      n -= (d == EST_CLIP_LOW) | (d == EST_CLIP_HIGH);
+    }
+  return (float) (((n[0] + n[1]) + (n[2] + n[3]))
+                  + ((n[4] + n[5]) + (n[6] + n[7])));
+}
+
 /* The patch at `src` (rows `pitch` floats apart): its texture energy
  * (returned) and the squares of its noise-band coefficients, u by u and
  * v rising within u, into `band`.  Its first value is taken out first:
@@ -312,6 +356,9 @@ typedef struct
   float       *texture;      /* texture energy per patch               */
   float       *band;         /* EST_HIGH_COUNT squares per patch       */
   float       *margin;       /* distance of the patch's mean to 0..255 */
+  const float *channel[3];   /* the values (gray: the luma), and per   */
+  int          planes;       /* patch and plane, into `clip`, their    */
+  float       *clip;         /* mean and how many are at 0 or 255      */
 } est_planes;
 
 /* Patch row `py` of region `g`.  Patches with non-finite values (NaN,
@@ -344,6 +391,13 @@ transform_patch_row (const est_region *g, int py, const est_dct *dct,
         }
       else
         pl->margin[p] = INFINITY;
+      for (int c = 0; c < pl->planes; c++)
+        {
+          float *m = pl->clip + 2 * (p * pl->planes + c);
+
+          m[0] = patch_mean (pl->channel[c] + o, g->width);
+          m[1] = patch_clipped (pl->channel[c] + o, g->width);
+        }
     }
 }
 
@@ -403,6 +457,7 @@ sort_by_texture (uint64_t *keys, uint64_t *scratch, uint32_t n)
 typedef struct
 {
   const float    *band;       /* EST_HIGH_COUNT squares per patch        */
+  const float    *weight;     /* per patch, its band's; NULL: all 1      */
   const uint64_t *sorted;     /* sort keys, flattest first               */
   uint32_t        count;      /* patches with finite values, sorted first */
   /* Sums of the noise bands over the first b * EST_BLOCK sorted
@@ -416,6 +471,12 @@ static const float *
 band_of (const est_pool *pool, uint32_t rank)
 {
   return pool->band + (size_t) (uint32_t) pool->sorted[rank] * EST_HIGH_COUNT;
+}
+
+static double
+weight_of (const est_pool *pool, uint32_t rank)
+{
+  return pool->weight ? pool->weight[(uint32_t) pool->sorted[rank]] : 1.0;
 }
 
 /* sigma^2 from the `m` flattest patches: the (EST_ORDER + 1)-th smallest
@@ -445,8 +506,9 @@ measure (est_pool *pool, uint32_t m)
           for (uint32_t i = (next - 1) * EST_BLOCK; i < next * EST_BLOCK; i++)
             {
               const float *h = band_of (pool, i);
+              double w = weight_of (pool, i);
               for (int j = 0; j < EST_HIGH_COUNT; j++)
-                dst[j] += h[j];
+                dst[j] += w * h[j];
             }
         }
       pool->blocks_ready++;
@@ -456,8 +518,9 @@ measure (est_pool *pool, uint32_t m)
   for (uint32_t i = b * EST_BLOCK; i < m; i++)
     {
       const float *h = band_of (pool, i);
+      double w = weight_of (pool, i);
       for (int j = 0; j < EST_HIGH_COUNT; j++)
-        v[j] += h[j];
+        v[j] += w * h[j];
     }
   for (int j = 0; j < EST_HIGH_COUNT; j++)
     v[j] /= m;
@@ -577,25 +640,141 @@ select_and_measure (est_pool *pool)
   return s2;
 }
 
+/* ---- weigh_clipped --------------------------------------------------- */
+
+/* Each patch's weight under clipped noise of deviation `sigma` in every
+ * channel: 1 over the share of its luminance's noise variance that
+ * clipping left, each channel's share read from its clipped mean with
+ * the patch taken as flat; the noise band and the texture band are
+ * squeezed alike.  0 (left out) for a patch where a channel keeps less
+ * than `least` of its variance, or holds more values at 0 or 255 than
+ * noise at its mean clips (beyond three deviations of that count): a
+ * black or white part of the picture, or an edge into one, is not
+ * clipped noise.  */
+static void
+weigh_clipped (const est_planes *pl, uint32_t patches, double sigma,
+               double least, int threads, float *weight)
+{
+  const double n = EST_PATCH * EST_PATCH;
+  bm3d_clip_squeeze_table table;
+  double w[3] = { 1.0, 0.0, 0.0 }, total = 0.0;
+
+  for (int c = 0; c < 3 && pl->planes == 3; c++)
+    w[c] = (double) bm3d_colour_fwd[0][c] * bm3d_colour_fwd[0][c];
+  for (int c = 0; c < pl->planes; c++)
+    total += w[c];
+  bm3d_clip_squeeze_init (&table, (float) sigma);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads)
+#endif
+  for (uint32_t i = 0; i < patches; i++)
+    {
+      double share = 0.0;
+      int out = 0;
+
+      for (int c = 0; c < pl->planes; c++)
+        {
+          const float *m = pl->clip + 2 * (i * pl->planes + c);
+          float p;
+          double r = bm3d_clip_squeeze (&table, m[0], &p);
+
+          share += w[c] * r;
+          out |= r < least
+                 || m[1] > n * p + 3.0 * sqrt (n * p * (1.0 - p)) + 1.0;
+        }
+      share /= total;
+      weight[i] = out || !(share > 0.0) ? 0.0f : (float) (1.0 / share);
+    }
+  (void) threads;
+}
+
 /* ---- build_pool ------------------------------------------------------ */
 
-/* The patches whose margin to the clipping levels is at least `limit`,
- * sorted by texture energy, into pool->sorted (`keys`); the finite ones
- * come first and are pool->count.  */
+/* The patches whose margin to the clipping levels is at least `limit`
+ * and whose `weight` is not 0 (NULL: all, of weight 1), sorted by their
+ * texture energy times their weight, into pool->sorted (`keys`); the
+ * finite ones come first and are pool->count.  */
 static void
 build_pool (est_pool *pool, const est_planes *pl, uint32_t patches,
-            double limit, uint64_t *keys, uint64_t *scratch)
+            double limit, const float *weight, uint64_t *keys,
+            uint64_t *scratch)
 {
   uint32_t n = 0;
 
   for (uint32_t i = 0; i < patches; i++)
-    if (pl->margin[i] >= limit)
-      keys[n++] = sort_key (pl->texture[i], i);
+    if (pl->margin[i] >= limit && (!weight || weight[i] > 0.0f))
+      keys[n++] = sort_key (weight ? pl->texture[i] * weight[i]
+                                   : pl->texture[i], i);
   sort_by_texture (keys, scratch, n);
   pool->band = pl->band;
+  pool->weight = weight;
   pool->sorted = keys;
   pool->count = count_below (keys, n, INFINITY);
   pool->blocks_ready = 0;
+}
+
+/* ---- read_apart, read_squeezed --------------------------------------- */
+
+/* The level read without the patches within EST_CLIP_MARGIN times the
+ * level of 0 or 255, again until the pool stops changing, from `s` and
+ * the pool of every patch; at least `least` patches, the margin
+ * loosened if need be (`loosened` then set).  */
+static double
+read_apart (est_pool *pool, const est_planes *pl, uint32_t patches,
+            uint32_t least, double s, double gain, uint64_t *keys,
+            uint64_t *scratch, double *k, int *loosened)
+{
+  uint32_t previous = pool->count;
+
+  for (int round = 0; round < EST_CLIP_ROUNDS; round++)
+    {
+      double limit = EST_CLIP_MARGIN * s;
+
+      build_pool (pool, pl, patches, limit, NULL, keys, scratch);
+      *loosened = 0;
+      while (pool->count < least && limit > 0.0)
+        {
+          limit = limit > 1.0 ? limit / 2.0 : 0.0;
+          build_pool (pool, pl, patches, limit, NULL, keys, scratch);
+          *loosened = 1;
+        }
+      if (pool->count == 0 || pool->count == previous)
+        break;
+      previous = pool->count;
+      s = sqrt (select_and_measure (pool)) / gain;
+      *k = band_kurtosis (pool);
+    }
+  return s;
+}
+
+/* The level read from every patch weighed by weigh_clipped () at the
+ * level read before, from `s`, until it settles; at least `least`
+ * patches, more squeezed ones taken if need be; 0 when none is left.
+ * The pool is left as the reading's.  */
+static double
+read_squeezed (est_pool *pool, const est_planes *pl, uint32_t patches,
+               uint32_t least, double s, double gain, int threads,
+               float *weight, uint64_t *keys, uint64_t *scratch)
+{
+  for (int round = 0; round < EST_CLIP_ROUNDS; round++)
+    {
+      double share = EST_SQUEEZE_MIN, before = s;
+
+      weigh_clipped (pl, patches, s, share, threads, weight);
+      build_pool (pool, pl, patches, -INFINITY, weight, keys, scratch);
+      while (pool->count < least && share > 0.0)
+        {
+          share = share > 0.1 ? share / 2.0 : 0.0;
+          weigh_clipped (pl, patches, s, share, threads, weight);
+          build_pool (pool, pl, patches, -INFINITY, weight, keys, scratch);
+        }
+      if (pool->count == 0)
+        return 0.0;
+      s = sqrt (select_and_measure (pool)) / gain;
+      if (fabs (s - before) <= EST_CLIP_SETTLED * before)
+        break;
+    }
+  return s;
 }
 
 /* ---- bm3d_estimate_cpu ----------------------------------------------- */
@@ -609,8 +788,9 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma,
   est_dct dct;
   est_region *regions = NULL;
   est_planes pl = { 0 };
-  float *luma = NULL, *darkest = NULL, *brightest = NULL;
-  float *texture = NULL, *band = NULL, *margin = NULL;
+  float *luma = NULL, *darkest = NULL, *brightest = NULL, *values = NULL;
+  float *texture = NULL, *band = NULL, *margin = NULL, *clip = NULL;
+  float *weight = NULL, *channel[3] = { NULL, NULL, NULL };
   uint64_t *keys = NULL, *scratch = NULL;
   size_t *clipped = NULL;
   size_t luma_count = 0, regions_bytes = 0, band_bytes = 0;
@@ -663,15 +843,21 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma,
     {
       darkest = bm3d_alloc (job, colour_bytes);
       brightest = bm3d_alloc (job, colour_bytes);
+      if ((values = bm3d_alloc (job, 3 * colour_bytes)))
+        for (int c = 0; c < 3; c++)
+          channel[c] = values + c * luma_count;
     }
   texture = bm3d_alloc (job, (size_t) patches * sizeof (float));
   margin = bm3d_alloc (job, (size_t) patches * sizeof (float));
+  clip = bm3d_alloc (job, (size_t) patches * 6 * sizeof (float));
+  weight = bm3d_alloc (job, (size_t) patches * sizeof (float));
   band = bm3d_alloc (job, band_bytes);
   keys = bm3d_alloc (job, (size_t) patches * sizeof (uint64_t));
   scratch = bm3d_alloc (job, (size_t) patches * sizeof (uint64_t));
   pool.prefix = bm3d_alloc (job, prefix_bytes);
-  if (!luma || (colour && (!darkest || !brightest)) || !texture || !margin
-      || !band || !keys || !scratch || !pool.prefix)
+  if (!luma || (colour && (!darkest || !brightest || !values)) || !texture
+      || !margin || !clip || !weight || !band || !keys || !scratch
+      || !pool.prefix)
     goto out_of_memory;
 
   /* extract_luminance: every row of every region.  */
@@ -684,11 +870,15 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma,
       for (int y = 0; y < regions[r].height; y++)
         {
           size_t o = regions[r].luma_offset + (size_t) y * regions[r].width;
+          float *rows[3] = { NULL, NULL, NULL };
 
+          for (int c = 0; c < 3 && colour; c++)
+            rows[c] = channel[c] + o;
           clipped[r] += extract_luminance (in, job->read_through, &regions[r],
                                            y, luma + o,
                                            colour ? darkest + o : NULL,
-                                           colour ? brightest + o : NULL);
+                                           colour ? brightest + o : NULL,
+                                           rows);
         }
     }
   for (int r = 0; r < n_regions; r++)
@@ -708,7 +898,11 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma,
     {
       pl.darkest = colour ? darkest : luma;
       pl.brightest = colour ? brightest : luma;
+      pl.planes = colour ? 3 : 1;
+      for (int c = 0; c < pl.planes; c++)
+        pl.channel[c] = colour ? channel[c] : luma;
     }
+  pl.clip = clip;
   pl.texture = texture;
   pl.band = band;
   pl.margin = margin;
@@ -730,7 +924,7 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma,
     }
 
   /* build_pool, select_and_measure: every patch first.  */
-  build_pool (&pool, &pl, patches, -INFINITY, keys, scratch);
+  build_pool (&pool, &pl, patches, -INFINITY, NULL, keys, scratch);
   if (pool.count == 0)
     {
       bm3d_job_message (job, "the image has no %dx%d area of finite values "
@@ -744,28 +938,32 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma,
   s = sqrt (select_and_measure (&pool)) / gain;
   k = band_kurtosis (&pool);
 
-  /* Clipped values (more than one in a thousand): again without the
-   * patches near the clipping levels, until the pool stops changing.
-   * Keep at least EST_KEEP_MIN patches, loosening the margin if need be.  */
+  /* Clipped values (more than one in a thousand): read twice, and the
+   * higher reading kept, as each reads low for a reason of its own.
+   * Apart: without the patches near the clipping levels; where most of
+   * the picture is near them, the few patches left read low (the order
+   * statistic above, over a small sample).  Squeezed: every patch, its
+   * noise scaled back by what clipping took from it; where noise
+   * follows brightness, the dark patches it keeps hold less of it.  */
   if (clipping)
     {
-      uint32_t previous = pool.count;
-      uint32_t least = previous < EST_KEEP_MIN ? previous : EST_KEEP_MIN;
+      uint32_t all = pool.count;
+      uint32_t least = all < EST_KEEP_MIN ? all : EST_KEEP_MIN;
+      int loosened = 0;
+      double s_apart = read_apart (&pool, &pl, patches, least, s, gain, keys,
+                                   scratch, &k, &loosened);
+      double s_squeezed = 0.0;
 
-      for (int round = 0; round < EST_CLIP_ROUNDS; round++)
+      /* Clipping only lowers what is read: the squeezed reading starts
+       * from the higher one so far.  */
+      if (loosened || pool.count < EST_APART_SHARE * all)
+        s_squeezed = read_squeezed (&pool, &pl, patches, least,
+                                    s > s_apart ? s : s_apart, gain, threads,
+                                    weight, keys, scratch);
+      s = s_apart;
+      if (s_squeezed > s_apart)
         {
-          double limit = EST_CLIP_MARGIN * s;
-
-          build_pool (&pool, &pl, patches, limit, keys, scratch);
-          while (pool.count < least && limit > 0.0)
-            {
-              limit = limit > 1.0 ? limit / 2.0 : 0.0;
-              build_pool (&pool, &pl, patches, limit, keys, scratch);
-            }
-          if (pool.count == 0 || pool.count == previous)
-            break;
-          previous = pool.count;
-          s = sqrt (select_and_measure (&pool)) / gain;
+          s = s_squeezed;
           k = band_kurtosis (&pool);
         }
     }
@@ -784,8 +982,11 @@ done:
   bm3d_free (job, scratch, (size_t) patches * sizeof (uint64_t));
   bm3d_free (job, keys, (size_t) patches * sizeof (uint64_t));
   bm3d_free (job, band, band_bytes);
+  bm3d_free (job, weight, (size_t) patches * sizeof (float));
+  bm3d_free (job, clip, (size_t) patches * 6 * sizeof (float));
   bm3d_free (job, margin, (size_t) patches * sizeof (float));
   bm3d_free (job, texture, (size_t) patches * sizeof (float));
+  bm3d_free (job, values, 3 * colour_bytes);
   bm3d_free (job, brightest, colour_bytes);
   bm3d_free (job, darkest, colour_bytes);
   bm3d_free (job, luma, luma_count * sizeof (float));
