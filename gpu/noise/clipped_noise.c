@@ -47,46 +47,52 @@
 
 typedef bm3d_unclip_table unclip_table;
 
+/* The normal's terms at the two ends: a = -u / sigma, b = (255 - u) /
+ * sigma, Phi and phi at each.  */
+typedef struct
+{
+  double a, b, cdf_a, cdf_b, pdf_a, pdf_b;
+} clip_terms;
+
+static clip_terms
+clip_terms_at (double u, double sigma)
+{
+  const double inv_sqrt2 = 0.70710678118654752440;
+  const double inv_sqrt2pi = 0.39894228040143267794;
+  clip_terms t;
+
+  t.a = -u / sigma;
+  t.b = (255.0 - u) / sigma;
+  t.cdf_a = 0.5 * erfc (-t.a * inv_sqrt2);
+  t.cdf_b = 0.5 * erfc (-t.b * inv_sqrt2);
+  t.pdf_a = inv_sqrt2pi * exp (-0.5 * t.a * t.a);
+  t.pdf_b = inv_sqrt2pi * exp (-0.5 * t.b * t.b);
+  return t;
+}
+
 static double
 clipped_mean (double u, double sigma)
 {
-  const double inv_sqrt2 = 0.70710678118654752440;
-  const double inv_sqrt2pi = 0.39894228040143267794;
-  double a = -u / sigma, b = (255.0 - u) / sigma;
-  double cdf_a = 0.5 * erfc (-a * inv_sqrt2), cdf_b = 0.5 * erfc (-b * inv_sqrt2);
-  double pdf_a = inv_sqrt2pi * exp (-0.5 * a * a);
-  double pdf_b = inv_sqrt2pi * exp (-0.5 * b * b);
+  clip_terms t = clip_terms_at (u, sigma);
 
-  return u * (cdf_b - cdf_a) + sigma * (pdf_a - pdf_b) + 255.0 * (1.0 - cdf_b);
+  return u * (t.cdf_b - t.cdf_a) + sigma * (t.pdf_a - t.pdf_b)
+         + 255.0 * (1.0 - t.cdf_b);
 }
 
-/* r (u) above: the variance of z over sigma^2.  */
+/* r (u) above, the variance of z over sigma^2, and into `share` the
+ * share of z at 0 or 255.  */
 static double
-clipped_variance_ratio (double u, double sigma)
+clipped_variance_ratio (double u, double sigma, double *share)
 {
-  const double inv_sqrt2 = 0.70710678118654752440;
-  const double inv_sqrt2pi = 0.39894228040143267794;
-  double a = -u / sigma, b = (255.0 - u) / sigma;
-  double cdf_a = 0.5 * erfc (-a * inv_sqrt2), cdf_b = 0.5 * erfc (-b * inv_sqrt2);
-  double pdf_a = inv_sqrt2pi * exp (-0.5 * a * a);
-  double pdf_b = inv_sqrt2pi * exp (-0.5 * b * b);
-  double inside = cdf_b - cdf_a, mean = clipped_mean (u, sigma);
-  double second = u * u * inside + 2.0 * u * sigma * (pdf_a - pdf_b)
-                  + sigma * sigma * (inside + a * pdf_a - b * pdf_b)
-                  + 255.0 * 255.0 * (1.0 - cdf_b);
+  clip_terms t = clip_terms_at (u, sigma);
+  double inside = t.cdf_b - t.cdf_a, mean = clipped_mean (u, sigma);
+  double second = u * u * inside + 2.0 * u * sigma * (t.pdf_a - t.pdf_b)
+                  + sigma * sigma * (inside + t.a * t.pdf_a - t.b * t.pdf_b)
+                  + 255.0 * 255.0 * (1.0 - t.cdf_b);
   double r = (second - mean * mean) / (sigma * sigma);
 
+  *share = t.cdf_a + (1.0 - t.cdf_b);
   return r > 0.0 ? r : 0.0;
-}
-
-/* The share of z at 0 or 255.  */
-static double
-clipped_share (double u, double sigma)
-{
-  const double inv_sqrt2 = 0.70710678118654752440;
-
-  return 0.5 * erfc (u / sigma * inv_sqrt2)
-         + 0.5 * erfc ((255.0 - u) / sigma * inv_sqrt2);
 }
 
 void
@@ -108,13 +114,13 @@ bm3d_clip_squeeze_init (bm3d_clip_squeeze_table *t, float sigma_f)
   t->per_step = (float) (steps / (hi - lo));
   for (int k = 0, j = 0; k <= steps; k++)
     {
-      double target = lo + (hi - lo) * k / steps, u;
+      double target = lo + (hi - lo) * k / steps, u, share;
 
       while (j < steps - 1 && g[j + 1] < target)
         j++;
       u = 255.0 * (j + (target - g[j]) / (g[j + 1] - g[j])) / steps;
-      t->variance[k] = (float) clipped_variance_ratio (u, sigma);
-      t->clipped[k] = (float) clipped_share (u, sigma);
+      t->variance[k] = (float) clipped_variance_ratio (u, sigma, &share);
+      t->clipped[k] = (float) share;
     }
 }
 

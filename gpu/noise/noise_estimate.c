@@ -57,8 +57,8 @@
  *    from 4 % of the patches, 24.8 unclipped), or too few to keep the
  *    margin, and the clipped patches let in read low.
  *  - squeezed, only then (under EST_APART_SHARE of the patches left,
- *    or the margin loosened: elsewhere the two read within 1 %, and the
- *    rounds would only add to the time): every patch, its noise band
+ *    or the margin loosened: elsewhere the two read about 1 % apart,
+ *    and the rounds would only add to the time): every patch, its noise band
  *    and texture energy divided by the share of its variance clipping
  *    left, read from each channel's clipped mean at the previous
  *    round's sigma (Foi's model, clipped_noise.c), until sigma settles
