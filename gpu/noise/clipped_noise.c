@@ -95,31 +95,47 @@ clipped_variance_ratio (double u, double sigma, double *share)
   return r > 0.0 ? r : 0.0;
 }
 
+/* g^-1 on `steps` + 1 even steps of the clipped mean between g (0)
+ * and g (255), into `u`; returns g (0), g (255) into `lo`, `hi`.  g at
+ * `steps` + 1 even steps of u, inverted by linear interpolation: g
+ * rises strictly and bends little (at most 0.4 / sigma), so at 2048
+ * steps this is within 0.002 levels of the exact inverse, at one
+ * evaluation of g per step.  */
+static void
+clipped_mean_inverse (double sigma, int steps, double *g, double *u,
+                      double *lo, double *hi)
+{
+  for (int j = 0; j <= steps; j++)
+    g[j] = clipped_mean (255.0 * j / steps, sigma);
+  *lo = g[0];
+  *hi = g[steps];
+  for (int k = 0, j = 0; k <= steps; k++)
+    {
+      double target = *lo + (*hi - *lo) * k / steps;
+
+      while (j < steps - 1 && g[j + 1] < target)
+        j++;
+      u[k] = 255.0 * (j + (target - g[j]) / (g[j + 1] - g[j])) / steps;
+    }
+}
+
 void
 bm3d_clip_squeeze_init (bm3d_clip_squeeze_table *t, float sigma_f)
 {
   const int steps = BM3D_CLIP_SQUEEZE_STEPS;
   const double sigma = sigma_f;
-  double g[BM3D_CLIP_SQUEEZE_STEPS + 1], lo, hi;
+  double g[BM3D_CLIP_SQUEEZE_STEPS + 1], u[BM3D_CLIP_SQUEEZE_STEPS + 1];
+  double lo, hi, share;
 
-  /* g on even steps of u, the grid of g inverted by linear
-   * interpolation as in bm3d_unclip_table_init (), r and the share
-   * computed at the u found.  A coarser grid than g^-1's: a share is
-   * wanted to a few thousandths, not a level to a few.  */
-  for (int j = 0; j <= steps; j++)
-    g[j] = clipped_mean (255.0 * j / steps, sigma);
-  lo = g[0];
-  hi = g[steps];
+  /* r and the share at g^-1 of even steps of the clipped mean, on a
+   * coarser grid than bm3d_unclip_table_init ()'s: a share is wanted to
+   * a few thousandths, not a level to a few.  */
+  clipped_mean_inverse (sigma, steps, g, u, &lo, &hi);
   t->lo = (float) lo;
   t->per_step = (float) (steps / (hi - lo));
-  for (int k = 0, j = 0; k <= steps; k++)
+  for (int k = 0; k <= steps; k++)
     {
-      double target = lo + (hi - lo) * k / steps, u, share;
-
-      while (j < steps - 1 && g[j + 1] < target)
-        j++;
-      u = 255.0 * (j + (target - g[j]) / (g[j + 1] - g[j])) / steps;
-      t->variance[k] = (float) clipped_variance_ratio (u, sigma, &share);
+      t->variance[k] = (float) clipped_variance_ratio (u[k], sigma, &share);
       t->clipped[k] = (float) share;
     }
 }
@@ -144,16 +160,9 @@ void
 bm3d_unclip_table_init (unclip_table *t, float sigma_f)
 {
   const double sigma = sigma_f;
-  double g[UNCLIP_STEPS + 1], lo, hi;
+  double g[UNCLIP_STEPS + 1], u[UNCLIP_STEPS + 1], lo, hi;
 
-  /* g at UNCLIP_STEPS + 1 even steps of u, then inverted on the even
-   * steps of the result by linear interpolation: g rises strictly and
-   * bends little (at most 0.4 / sigma), so this is within 0.002 levels
-   * of the exact inverse, at one evaluation of g per step.  */
-  for (int j = 0; j <= UNCLIP_STEPS; j++)
-    g[j] = clipped_mean (255.0 * j / UNCLIP_STEPS, sigma);
-  lo = g[0];
-  hi = g[UNCLIP_STEPS];
+  clipped_mean_inverse (sigma, UNCLIP_STEPS, g, u, &lo, &hi);
   t->lo = (float) lo;
   t->hi = (float) hi;
   t->per_step = (float) (UNCLIP_STEPS / (hi - lo));
@@ -168,15 +177,8 @@ bm3d_unclip_table_init (unclip_table *t, float sigma_f)
       t->pass_lo = 1.0f;
       t->pass_hi = 0.0f;      /* empty: every value goes through g^-1 */
     }
-  for (int k = 0, j = 0; k <= UNCLIP_STEPS; k++)
-    {
-      double target = lo + (hi - lo) * k / UNCLIP_STEPS;
-
-      while (j < UNCLIP_STEPS - 1 && g[j + 1] < target)
-        j++;
-      t->u[k] = (float) (255.0 * (j + (target - g[j]) / (g[j + 1] - g[j]))
-                         / UNCLIP_STEPS);
-    }
+  for (int k = 0; k <= UNCLIP_STEPS; k++)
+    t->u[k] = (float) u[k];
 }
 
 static float
