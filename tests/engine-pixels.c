@@ -81,6 +81,53 @@ fill_noisy (test_pixels *t, double slope, float sigma, uint64_t seed)
         }
 }
 
+/* Noise that follows brightness, as a sensor's does, spread as
+ * demosaicing spreads it: a ramp from dark to bright across the width,
+ * white noise blurred by [1 2 1] both ways (unit variance), deviation
+ * 4 + 0.05 v; RGB.  Camera mode reads a level function there and
+ * filters through its stabilising transform.  `clean` gets the ramp
+ * alone.  */
+static void
+fill_shot_noisy (test_pixels *noisy, test_pixels *clean, uint64_t seed)
+{
+  const int w = noisy->px.width, h = noisy->px.height;
+  const double top = noisy->px.type == BM3D_PIXELS_U8 ? 255.0 : 65535.0;
+  double *n = malloc (sizeof (double) * (w + 2) * (h + 2));
+
+  for (int c = 0; c < 3; c++)
+    {
+      for (int i = 0; i < (w + 2) * (h + 2); i++)
+        n[i] = rng_gauss (&seed);
+      for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+          {
+            const double *p = n + (size_t) y * (w + 2) + x;
+            double blur = 0.0, v = 20.0 + 1.1 * x + 5.0 * c, s;
+            size_t k = (size_t) y * noisy->px.stride + (size_t) x * 3 + c;
+
+            for (int dy = 0; dy < 3; dy++)
+              for (int dx = 0; dx < 3; dx++)
+                blur += (dy == 1 ? 2 : 1) * (dx == 1 ? 2 : 1)
+                        * p[dy * (w + 2) + dx];
+            s = v + (4.0 + 0.05 * v) * blur / 6.0;
+            s = (s < 0.0 ? 0.0 : s > 255.0 ? 255.0 : s) * top / 255.0;
+            if (noisy->px.type == BM3D_PIXELS_U8)
+              {
+                ((uint8_t *) noisy->px.data)[k] = (uint8_t) floor (s + 0.5);
+                ((uint8_t *) clean->px.data)[k]
+                  = (uint8_t) floor (v * top / 255.0 + 0.5);
+              }
+            else
+              {
+                ((uint16_t *) noisy->px.data)[k] = (uint16_t) floor (s + 0.5);
+                ((uint16_t *) clean->px.data)[k]
+                  = (uint16_t) floor (v * top / 255.0 + 0.5);
+              }
+          }
+    }
+  free (n);
+}
+
 /* What the caller would do without bm3d_denoise_pixels: floats out,
  * bm3d_denoise () with clipped set, and back rounded and clipped, alpha
  * copied.  Returns the status.  */
@@ -395,6 +442,77 @@ check_device_vs_cpu (bm3d_params *params, bm3d_pixel_type type)
   free (cpu.px.data);
 }
 
+/* Camera mode on noise that follows brightness (fill_shot_noisy ()):
+ * the profile has a level function, the filter runs through its
+ * stabilising transform, and the pixels come out as converting them
+ * outside gives (on a device: its float path, within the tolerance);
+ * on a device also within 0.05 dB of the CPU.  The device measures the
+ * noise on a float copy and filters the integers themselves.  */
+static void
+check_camera_level_function (const bm3d_params *params,
+                             bm3d_pixel_type type)
+{
+  const int w = 192, h = 128;
+  test_pixels clean, in, got, want, cpu;
+  bm3d_params camera = *params, on_cpu;
+  bm3d_noise_profile profile;
+  bm3d_image fin = { w, h, 3, 0, (size_t) w * 3, NULL };
+  bm3d_report report;
+  bm3d_status a, b, c = BM3D_OK;
+  double p_got, p_cpu = 0.0;
+  char cpu_part[32] = "";
+  int nlf;
+
+  camera.mode = BM3D_MODE_BM3D;
+  camera.noise = BM3D_NOISE_PROFILE;
+  camera.profile = NULL;
+  on_cpu = camera;
+  on_cpu.backend = BM3D_BACKEND_CPU;
+  pixels_new (&clean, w, h, 3, 0, type);
+  pixels_new (&in, w, h, 3, 0, type);
+  pixels_new (&got, w, h, 3, 0, type);
+  pixels_new (&want, w, h, 3, 0, type);
+  pixels_new (&cpu, w, h, 3, 0, type);
+  fill_shot_noisy (&in, &clean, 0x5eed + (uint64_t) type);
+  fin.data = malloc (sizeof (float) * w * h * 3);
+  for (int y = 0; y < h; y++)
+    for (size_t i = 0; i < (size_t) w * 3; i++)
+      fin.data[y * fin.stride + i] = value_at (&in.px, y, i);
+  nlf = bm3d_estimate_noise_profile (&fin, &on_cpu, &profile, NULL) == BM3D_OK
+        && profile.nlf[0][0] > 0.0f
+        && fabsf (profile.nlf[0][BM3D_NLF_BINS - 1] / profile.nlf[0][0]
+                  - 1.0f) > 0.3f;
+  a = bm3d_denoise_pixels (&in.px, &got.px, &camera, &report);
+  b = denoise_outside (&in.px, &want.px, &camera);
+  p_got = psnr_pixels (&clean.px, &got.px);
+  if (camera.backend != BM3D_BACKEND_CPU)
+    {
+      c = bm3d_denoise_pixels (&in.px, &cpu.px, &on_cpu, NULL);
+      p_cpu = psnr_pixels (&clean.px, &cpu.px);
+      snprintf (cpu_part, sizeof cpu_part, ", the CPU's %.3f", p_cpu);
+    }
+  tap_ok (nlf && a == BM3D_OK && b == BM3D_OK && c == BM3D_OK
+          && max_value_diff (&got, &want)
+             <= tolerance * (type == BM3D_PIXELS_U16 ? 257 : 1)
+          && p_got > psnr_pixels (&clean.px, &in.px) + 2.0
+          && (camera.backend == BM3D_BACKEND_CPU
+              || (report.backend_used == BM3D_BACKEND_CUDA
+                  && fabs (p_got - p_cpu) <= 0.05)),
+          "camera noise following brightness, %s RGB %dx%d on %s: level "
+          "function %s; as converted outside (by at most %ld); PSNR %.3f "
+          "dB, noisy %.3f%s%s%s", type_name (type), w, h,
+          bm3d_backend_name (report.backend_used), nlf ? "read" : "MISSING",
+          max_value_diff (&got, &want), p_got,
+          psnr_pixels (&clean.px, &in.px), cpu_part, a ? ": " : "",
+          a ? report.message : "");
+  free (fin.data);
+  free (clean.px.data);
+  free (in.px.data);
+  free (got.px.data);
+  free (want.px.data);
+  free (cpu.px.data);
+}
+
 int
 main (void)
 {
@@ -447,6 +565,8 @@ main (void)
   check_same_as_outside (&params, 64, 64, 1, 0, BM3D_PIXELS_U16, 0.2,
                          "nlm camera noise");
   params.noise = BM3D_NOISE_WHITE;
+  for (int t = BM3D_PIXELS_U8; t <= BM3D_PIXELS_U16; t++)
+    check_camera_level_function (&params, (bm3d_pixel_type) t);
 
   check_float (&params);
   check_errors (&params);

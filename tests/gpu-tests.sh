@@ -531,7 +531,9 @@ fi
 # isoline on u8 and u16 pixels, gray, RGB and RGBA, the device's own
 # conversions against its float path converted on the host (within one
 # level), and against the CPU's integer result (PSNR within 0.05 dB);
-# whole and streamed (BM3D_CUDA_STREAM_SIDE), and under memcheck.
+# camera mode too (its noise measured on a float copy on the host), with
+# and without a level function; whole and streamed
+# (BM3D_CUDA_STREAM_SIDE), and under memcheck.
 pixels=$top_builddir/tests/engine-pixels
 pixels_test () {
   name=$1 tag=$2
@@ -557,7 +559,7 @@ for side in 0 32; do
   fi
 done
 
-# ---- one image over several devices (8 tests) ----------------------------
+# ---- one image over several devices (9 tests) ----------------------------
 # --devices splits an image of 32 MP or more into bands, one a device
 # (gpu/core/devices.c); BM3D_SPLIT_MIN_PIXELS=1 splits the small images
 # here, and a device given twice puts two bands on one GPU.  The bands'
@@ -601,6 +603,14 @@ base=$tmp/astronaut-10
 split_test "camera noise measured once, then in bands on devices $two: one device's result" \
   "$base-camera-split.log" "$base-camera-split.pfm" "$base-camera.pfm" "" \
   "$denoise" --backend cuda --noise camera --devices "$two" "$base-noisy.pfm"
+# 8-bit pixels in camera mode: the noise measured on a float copy on the
+# host, the pixels converted on the devices through the level
+# function's tables.
+"$denoise" --backend cuda --noise camera "$dark" "$tmp/dark-u8-camera.png"
+split_test "8-bit dark photo, camera noise with a level function, in bands on devices $two (pixels converted on the device): one device's result" \
+  "$tmp/dark-u8-camera-split.log" "$tmp/dark-u8-camera-split.png" \
+  "$tmp/dark-u8-camera.png" "" \
+  "$denoise" --backend cuda --noise camera --devices "$two" "$dark"
 
 # A device that fails, one image without a split: redone on the CPU.
 # Under auto, an image this small would go to the CPU at once (its time

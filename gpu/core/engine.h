@@ -143,13 +143,18 @@ bm3d_status bm3d_check_call   (const bm3d_image *in, const bm3d_image *out,
 /* The algorithm of `mode` (checked by the caller).  */
 const bm3d_algorithm *bm3d_algorithm_for_mode (bm3d_mode mode);
 
+/* ---- integer pixels: pixels.c ---------------------------------------- */
+/* A packed float copy of `px`'s values, converted on `threads` threads
+ * by the rules of pixels.h; data NULL when out of memory.  */
+bm3d_image  bm3d_pixels_float_copy (const bm3d_pixels *px, int threads);
+
 /* ---- the dispatcher: engine.c ---------------------------------------- */
 /* bm3d_denoise () for integer pixels (pixels.c) on the CUDA backend,
  * converted on the device: BM3D_ERR_NOT_IMPLEMENTED (nothing done) when
- * the call cannot go that way (CPU backend, no usable device, noise to
- * estimate on the host, an image the device path does not take), then
- * the caller converts on the host.  Other errors are bm3d_denoise ()'s,
- * as from its CUDA backend before any fall-back.  */
+ * the call cannot go that way (CPU backend, no usable device), then the
+ * caller converts on the host.  Camera mode measures its noise on a
+ * float copy on the host, freed before the filter.  Other errors are
+ * bm3d_denoise ()'s, as from its CUDA backend before any fall-back.  */
 bm3d_status bm3d_denoise_on_device (const bm3d_pixels *in, bm3d_pixels *out,
                                     const bm3d_params *params,
                                     bm3d_report *report);
