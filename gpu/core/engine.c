@@ -355,8 +355,8 @@ bm3d_denoise (const bm3d_image *in, bm3d_image *out,
  * before the filter, which reads the integers on the device.  Through
  * the float path (pixels.c: the whole image converted both ways on the
  * host, four times the bytes sent) camera mode on 8-bit 12 MP RGB took
- * 1.68 times white mode's time on the H200 machine; this way 1.35
- * (BENCHMARKS.md, "Camera mode on 8-bit pixels").  */
+ * 1.60 to 1.73 times white mode's time on the H200 machine; this way
+ * 1.26 to 1.36 (BENCHMARKS.md, "Camera mode on 8-bit pixels").  */
 static bm3d_status
 pixels_camera (const bm3d_pixels *in, bm3d_job *job, bm3d_vst **vst)
 {
