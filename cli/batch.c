@@ -576,6 +576,14 @@ worker_main (void *arg)
           b->fallback_told = 1;
           pthread_mutex_unlock (&b->lock);
         }
+      /* Camera noise that could not be measured, and what the filter
+       * did instead: one line a file, as a single file's run says it.  */
+      if (job->report.noise_unmeasured)
+        {
+          pthread_mutex_lock (&b->lock);
+          say_locked (b, "%s: %s", job->input, job->report.notice);
+          pthread_mutex_unlock (&b->lock);
+        }
       /* The metadata goes with the result; the input is done with.  */
       job->out.meta = job->in.meta;
       memset (&job->in.meta, 0, sizeof job->in.meta);

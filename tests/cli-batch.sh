@@ -187,6 +187,25 @@ check "--verbose: a line per file and the time per photo of each stage" \
          grep -q 'per photo: read' '$work/run.err' &&
          grep -q '8 files done' '$work/run.err'"
 
+# ---- camera mode: a file whose noise could not be measured says so in
+# one line, as a single file's run does; a noisy photograph's file says
+# nothing; the results are the single runs'.
+mkdir "$work/cam" "$work/cam-out" "$work/cam-single"
+cp "$work/flat-gray.pgm" "$work/cam/flat.pgm"
+cp "$top_srcdir/tests/data/dark-coffee-noisy.png" "$work/cam/dark.png"
+for f in flat.pgm dark.png; do
+  "$cmd" --noise camera --threads 2 "$work/cam/$f" "$work/cam-single/$f" \
+    2>/dev/null
+done
+run "$cmd" --noise camera --threads 2 -o "$work/cam-out" \
+  "$work/cam/flat.pgm" "$work/cam/dark.png"
+check "camera mode in a folder: one line for the file whose noise was not measured, none for the other" \
+  sh -c "test $rc -eq 0 && test \$(wc -l <'$work/run.err') -eq 1 &&
+         grep -q '^bm3d-denoise: .*flat.pgm: no camera noise could be measured.*white noise of sigma' '$work/run.err'"
+check "camera mode in a folder: the single runs' results" \
+  sh -c "cmp '$work/cam-single/flat.pgm' '$work/cam-out/flat.pgm' &&
+         cmp '$work/cam-single/dark.png' '$work/cam-out/dark.png'"
+
 # ---- interrupted: no partial file, temporary files removed, dies of
 # the signal.  Background jobs of a script ignore SIGINT unless job
 # control is on, hence set -m.

@@ -46,6 +46,25 @@ for f in a0.png a5.png j0.jpg c16.tif; do
   check "CUDA batch $f: as a single run" close "$work/single/$f" "$work/batch/$f"
 done
 
+# Camera mode: 8-bit files go to the device as integers, their noise
+# measured on a float copy on the host (the dark photo through its level
+# function); each file as its single run gives it, and a flat one says
+# in one line that its noise could not be measured.
+mkdir "$work/cam" "$work/cam-batch" "$work/cam-single"
+cp "$data/dark-coffee-noisy.png" "$in/a1.png" "$work/cam/"
+{ printf 'P5\n256 256\n255\n'; head -c 65536 /dev/zero | tr '\000' '\200'; } \
+  >"$work/cam/flat.pgm"
+run "$cmd" --backend cuda --noise camera -o "$work/cam-batch" "$work/cam"/*
+check "CUDA batch in camera mode: exit 0, one line, for the flat file" \
+  sh -c "test $rc -eq 0 && test \$(wc -l <'$work/run.err') -eq 1 &&
+         grep -q 'flat.pgm: no camera noise could be measured' '$work/run.err'"
+for f in dark-coffee-noisy.png a1.png flat.pgm; do
+  "$cmd" --backend cuda --noise camera "$work/cam/$f" "$work/cam-single/$f" \
+    2>/dev/null
+  check "CUDA batch in camera mode, $f: as a single run" \
+    close "$work/cam-single/$f" "$work/cam-batch/$f"
+done
+
 if [ "${devices:-1}" -ge 2 ]; then
   list=$(seq -s, 0 $((devices - 1)))
   run "$cmd" --backend cuda --sigma 20 --verbose --devices 0 -o "$work/one" \
