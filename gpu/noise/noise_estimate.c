@@ -196,13 +196,12 @@ plan_regions (int width, int height, est_region *regions)
 /* Row `y` of region `r`: into `luma` the luminance plane's row of the
  * opponent transform for colour (as the engine computes it), the gray
  * value otherwise; for colour, into `darkest` and `brightest` the least
- * and the greatest channel value of each pixel, into `channel` [c] each
- * channel's row.  Alpha is not read.  Returns how many channel values
- * are exactly at a clipping level.  */
+ * and the greatest channel value of each pixel.  Alpha is not read.
+ * Returns how many channel values are exactly at a clipping level.  */
 static size_t
 extract_luminance (const bm3d_image *in, const bm3d_vst_table *through,
                    const est_region *r, int y, float *luma, float *darkest,
-                   float *brightest, float *const channel[3])
+                   float *brightest)
 {
   const float *row = in->data + (size_t) (r->y0 + y) * in->stride
                      + (size_t) r->x0 * in->channels;
@@ -229,10 +228,22 @@ extract_luminance (const bm3d_image *in, const bm3d_vst_table *through,
       hi = v[0] < v[1] ? v[1] : v[0];
       darkest[x] = lo < v[2] ? lo : v[2];
       brightest[x] = hi > v[2] ? hi : v[2];
-      for (int c = 0; c < 3; c++)
-        channel[c][x] = v[c];
     }
   return clipped;
+}
+
+/* Row `y` of region `r` of a colour image: each channel's values (as
+ * extract_luminance () reads them) into `channel` [c].  */
+static void
+extract_channels (const bm3d_image *in, const bm3d_vst_table *through,
+                  const est_region *r, int y, float *const channel[3])
+{
+  const float *row = in->data + (size_t) (r->y0 + y) * in->stride
+                     + (size_t) r->x0 * in->channels;
+
+  for (int x = 0; x < r->width; x++, row += in->channels)
+    for (int c = 0; c < 3; c++)
+      channel[c][x] = through ? bm3d_vst_lookup (through[c], row[c]) : row[c];
 }
 
 /* ---- transform_patch ------------------------------------------------- */
@@ -391,6 +402,21 @@ transform_patch_row (const est_region *g, int py, const est_dct *dct,
         }
       else
         pl->margin[p] = INFINITY;
+    }
+}
+
+/* Patch row `py` of region `g`: each patch's mean and count of values
+ * at 0 or 255 in each plane, into pl->clip, for weigh_clipped ().  */
+static void
+clip_stats_row (const est_region *g, int py, const est_planes *pl)
+{
+  size_t offset = g->luma_offset + (size_t) py * EST_STEP * g->width;
+  size_t p = g->patch_offset + (size_t) py * g->patches_x;
+
+  for (int px = 0; px < g->patches_x; px++, p++)
+    {
+      size_t o = offset + (size_t) px * EST_STEP;
+
       for (int c = 0; c < pl->planes; c++)
         {
           float *m = pl->clip + 2 * (p * pl->planes + c);
@@ -399,6 +425,44 @@ transform_patch_row (const est_region *g, int py, const est_dct *dct,
           m[1] = patch_clipped (pl->channel[c] + o, g->width);
         }
     }
+}
+
+/* Every patch's clip statistics (clip_stats_row ()), for the squeezed
+ * reading alone: a colour image's channels are read into `channel`
+ * (pl->channel) first, every row of the `n_regions` regions, whose
+ * patch rows are `rows` in all.  Taken only where that reading runs,
+ * not beside every patch's transform.  */
+static void
+clip_stats (const bm3d_image *in, const bm3d_vst_table *through,
+            const est_region *regions, int n_regions, int rows,
+            float *const channel[3], const est_planes *pl, int threads)
+{
+  if (pl->planes == 3)
+    {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads)
+#endif
+      for (int r = 0; r < n_regions; r++)
+        for (int y = 0; y < regions[r].height; y++)
+          {
+            size_t o = regions[r].luma_offset + (size_t) y * regions[r].width;
+            float *row[3] = { channel[0] + o, channel[1] + o, channel[2] + o };
+
+            extract_channels (in, through, &regions[r], y, row);
+          }
+    }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads)
+#endif
+  for (int k = 0; k < rows; k++)
+    {
+      int r = 0, py = k;
+
+      while (py >= regions[r].patches_y)
+        py -= regions[r++].patches_y;
+      clip_stats_row (&regions[r], py, pl);
+    }
+  (void) threads;
 }
 
 /* ---- sort_by_texture ------------------------------------------------- */
@@ -870,15 +934,11 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma,
       for (int y = 0; y < regions[r].height; y++)
         {
           size_t o = regions[r].luma_offset + (size_t) y * regions[r].width;
-          float *rows[3] = { NULL, NULL, NULL };
 
-          for (int c = 0; c < 3 && colour; c++)
-            rows[c] = channel[c] + o;
           clipped[r] += extract_luminance (in, job->read_through, &regions[r],
                                            y, luma + o,
                                            colour ? darkest + o : NULL,
-                                           colour ? brightest + o : NULL,
-                                           rows);
+                                           colour ? brightest + o : NULL);
         }
     }
   for (int r = 0; r < n_regions; r++)
@@ -957,9 +1017,13 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma,
       /* Clipping only lowers what is read: the squeezed reading starts
        * from the higher one so far.  */
       if (loosened || pool.count < EST_APART_SHARE * all)
-        s_squeezed = read_squeezed (&pool, &pl, patches, least,
-                                    s > s_apart ? s : s_apart, gain, threads,
-                                    weight, keys, scratch);
+        {
+          clip_stats (in, job->read_through, regions, n_regions, rows,
+                      channel, &pl, threads);
+          s_squeezed = read_squeezed (&pool, &pl, patches, least,
+                                      s > s_apart ? s : s_apart, gain,
+                                      threads, weight, keys, scratch);
+        }
       s = s_apart;
       if (s_squeezed > s_apart)
         {
