@@ -52,7 +52,11 @@ typedef struct
   int            worker;
   int            device;        /* the CUDA device it ran on, or -1    */
   bm3d_report    report;
-  double         t_read, t_engine, t_write;
+  /* Camera noise measured by the reader (measure_noise ()).  */
+  bm3d_noise_profile profile;
+  int            has_profile;
+  bm3d_report    measured;      /* the estimate's: its notice          */
+  double         t_read, t_measure, t_engine, t_write;
 } Job;
 
 /* A bounded queue of jobs between two stages.  */
@@ -87,6 +91,7 @@ struct Batch
   int                 readers_left, workers_left;
   int                 n_readers, n_workers, n_writers;
   int                 worker_threads;   /* the engine's CPU threads      */
+  int                 reader_threads;   /* each reader's, for the noise  */
   int                 integer_io;       /* read 8/16-bit files as their
                                            integers (cli_integer_io)    */
   Stage              *readers, *workers, *writers;
@@ -95,7 +100,8 @@ struct Batch
   pthread_mutex_t     lock;     /* everything below                    */
   pthread_cond_t      changed;
   int                 done, failed;
-  double              sum_read, sum_engine, sum_phase[2], sum_write;
+  double              sum_read, sum_measure, sum_engine, sum_phase[2],
+                      sum_write;
   int                 n_timed;
   int                 progress, progress_shown;
   int                 fallback_told;
@@ -267,6 +273,7 @@ job_done (Batch *b, Job *job)
   pthread_mutex_lock (&b->lock);
   b->done++;
   b->sum_read += job->t_read;
+  b->sum_measure += job->t_measure;
   b->sum_engine += job->t_engine;
   b->sum_phase[0] += job->report.seconds_phase[0];
   b->sum_phase[1] += job->report.seconds_phase[1];
@@ -276,6 +283,7 @@ job_done (Batch *b, Job *job)
     {
       char where[32] = "";
       char startup[48] = "";
+      char measure[48] = "";
 
       if (job->report.backend_used == BM3D_BACKEND_CUDA)
         snprintf (where, sizeof where, " on device %d", job->device);
@@ -283,14 +291,17 @@ job_done (Batch *b, Job *job)
       if (job->report.seconds_startup >= 0.0005)
         snprintf (startup, sizeof startup, " (start-up wait %.3f s)",
                   job->report.seconds_startup);
+      if (job->has_profile)
+        snprintf (measure, sizeof measure, ", noise measured %.3f s",
+                  job->t_measure);
       char line[PATH_MAX + 256];
       bm3d_params p = opt->params;
 
       p.sigma = job->sigma;
       cli_run_line (line, sizeof line, job->input, &job->out, job->depth,
                     &p, opt->estimate_sigma, job->report.backend_used);
-      say_locked (b, "%s%s: read %.3f s, engine %.3f s%s, write %.3f s",
-                  line, where, job->t_read, job->t_engine, startup,
+      say_locked (b, "%s%s: read %.3f s%s, engine %.3f s%s, write %.3f s",
+                  line, where, job->t_read, measure, job->t_engine, startup,
                   job->t_write);
     }
   pthread_cond_broadcast (&b->changed);
@@ -299,6 +310,50 @@ job_done (Batch *b, Job *job)
 }
 
 /* ---- readers ------------------------------------------------------------ */
+
+/* The engine's progress callback: stop when the batch is stopped.  */
+static int
+engine_cancel (double fraction, void *data)
+{
+  Batch *b = data;
+
+  (void) fraction;
+  return atomic_load (&b->stop) != 0;
+}
+
+/* Camera noise with no profile given, measured here rather than by the
+ * engine worker: on a device the workers set the pace, and the measure
+ * (the estimate on the reader's share of the cores, from a float copy
+ * of an 8- or 16-bit file's integers) then runs beside them, as the
+ * reading does.  The
+ * profile is the one a single file's run estimates
+ * (bm3d_estimate_noise_profile (), bit for bit on any backend and
+ * thread count), so each result and notice are that run's.  When it
+ * cannot be measured here (out of memory, a size the estimate refuses)
+ * the worker's engine measures it as before, and says why it fails.  */
+static void
+measure_noise (Batch *b, Job *job)
+{
+  bm3d_params p = b->opt->params;
+  bm3d_image view = engine_view (&job->in);
+  float *copy = NULL;
+  double t = now_seconds ();
+
+  job->has_profile = 0;
+  if (p.noise != BM3D_NOISE_PROFILE || p.profile)
+    return;
+  if (job->in.samples != IMAGE_SAMPLES_FLOAT
+      && !(view.data = copy = image_float_copy (&job->in)))
+    return;
+  p.backend = BM3D_BACKEND_CPU;
+  p.threads = b->reader_threads;
+  p.progress = engine_cancel;
+  p.progress_data = b;
+  job->has_profile = bm3d_estimate_noise_profile (&view, &p, &job->profile,
+                                                  &job->measured) == BM3D_OK;
+  free (copy);
+  job->t_measure = now_seconds () - t;
+}
 
 static void *
 reader_main (void *arg)
@@ -354,6 +409,7 @@ reader_main (void *arg)
               * image_sample_size (job->out.samples));
       job->t_read = now_seconds () - t;
       job->depth = job->in.depth;
+      measure_noise (b, job);
       if (queue_push (&b->to_engine, job) < 0)
         break;
     }
@@ -365,15 +421,6 @@ reader_main (void *arg)
 }
 
 /* ---- engine workers ----------------------------------------------------- */
-
-static int
-engine_cancel (double fraction, void *data)
-{
-  Batch *b = data;
-
-  (void) fraction;
-  return atomic_load (&b->stop) != 0;
-}
 
 /* The reader allocated job->out.  */
 static bm3d_status
@@ -401,6 +448,8 @@ denoise_job (Batch *b, const bm3d_params *params, Job *job, char *error,
        * the least level the engine takes.  */
       p.sigma = sigma > 0.1f ? sigma : 0.1f;
     }
+  if (job->has_profile)
+    p.profile = &job->profile;
   job->sigma = p.sigma;
   /* As for a single file: values all within 0..255 were clipped, as
    * integers always are.  */
@@ -577,7 +626,14 @@ worker_main (void *arg)
           pthread_mutex_unlock (&b->lock);
         }
       /* Camera noise that could not be measured, and what the filter
-       * did instead: one line a file, as a single file's run says it.  */
+       * did instead: as a single file's run says it, what the estimate
+       * found, then what the filter did.  */
+      if (job->has_profile && job->measured.noise_unmeasured)
+        {
+          pthread_mutex_lock (&b->lock);
+          say_locked (b, "%s: %s", job->input, job->measured.notice);
+          pthread_mutex_unlock (&b->lock);
+        }
       if (job->report.noise_unmeasured)
         {
           pthread_mutex_lock (&b->lock);
@@ -815,6 +871,7 @@ plan_stages (Batch *b)
         io = 8;
     }
   b->n_readers = b->n_writers = io;
+  b->reader_threads = cores > io ? (int) (cores / io) : 1;
 
   if (opt->params.backend == BM3D_BACKEND_CUDA && visible == 0)
     {
@@ -914,12 +971,16 @@ print_summary (Batch *b, double elapsed)
   if (opt->verbose && n > 0)
     {
       double other = (b->sum_engine - b->sum_phase[0] - b->sum_phase[1]) / n;
+      char measure[48] = "";
 
-      say_locked (b, "per photo: read %.3f s, engine %.3f s (phase 1 %.3f s, "
-                  "phase 2 %.3f s, set-up and transfers %.3f s), write %.3f s",
-                  b->sum_read / n, b->sum_engine / n, b->sum_phase[0] / n,
-                  b->sum_phase[1] / n, other > 0.0 ? other : 0.0,
-                  b->sum_write / n);
+      if (b->sum_measure > 0.0)
+        snprintf (measure, sizeof measure, ", noise measured %.3f s",
+                  b->sum_measure / n);
+      say_locked (b, "per photo: read %.3f s%s, engine %.3f s (phase 1 %.3f "
+                  "s, phase 2 %.3f s, set-up and transfers %.3f s), write "
+                  "%.3f s", b->sum_read / n, measure, b->sum_engine / n,
+                  b->sum_phase[0] / n, b->sum_phase[1] / n,
+                  other > 0.0 ? other : 0.0, b->sum_write / n);
       char devices[256] = "";
       size_t used = 0;
 

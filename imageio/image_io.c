@@ -563,25 +563,35 @@ image_set_comment (Image *img, const char *comment)
 int
 image_to_float (Image *img)
 {
-  size_t n = (size_t) img->width * img->height * img->channels;
   float *data;
 
   if (img->samples == IMAGE_SAMPLES_FLOAT)
     return 0;
-  data = malloc ((n ? n : 1) * sizeof *data);
-  if (!data)
+  if (!(data = image_float_copy (img)))
     return -1;
+  free (img->pixels);
+  img->pixels = NULL;
+  img->data = data;
+  img->samples = IMAGE_SAMPLES_FLOAT;
+  return 0;
+}
+
+float *
+image_float_copy (const Image *img)
+{
+  size_t n = (size_t) img->width * img->height * img->channels;
+  float *data;
+
+  if (img->samples == IMAGE_SAMPLES_FLOAT
+      || !(data = malloc ((n ? n : 1) * sizeof *data)))
+    return NULL;
   /* The readers' own conversions, so that the floats are the ones a
    * float read gives, bit for bit.  */
   if (img->samples == IMAGE_SAMPLES_U8)
     io_row_from_u8 (img->pixels, data, n);
   else
     io_row_from_u16 (img->pixels, data, n);
-  free (img->pixels);
-  img->pixels = NULL;
-  img->data = data;
-  img->samples = IMAGE_SAMPLES_FLOAT;
-  return 0;
+  return data;
 }
 
 /* Samples quantized at a time through a byte buffer.  */

@@ -201,6 +201,12 @@ size_t       image_sample_size      (ImageSamples samples);
  * memory with `img` unchanged.  */
 int          image_to_float         (Image *img);
 
+/* The float samples of `img` as image_to_float () would make them, in a
+ * new buffer (the caller frees it), `img` left as it is: for an 8- or
+ * 16-bit image read as its integers whose floats are wanted beside
+ * them.  NULL out of memory, or when `img` holds floats already.  */
+float       *image_float_copy       (const Image *img);
+
 void         image_free             (Image *img);
 
 /* Copy `from`'s metadata into `to` (which must have none).  Returns 0,

@@ -205,6 +205,17 @@ check "camera mode in a folder: one line for the file whose noise was not measur
 check "camera mode in a folder: the single runs' results" \
   sh -c "cmp '$work/cam-single/flat.pgm' '$work/cam-out/flat.pgm' &&
          cmp '$work/cam-single/dark.png' '$work/cam-out/dark.png'"
+# Each reader measures its file's noise (cli/batch.c, measure_noise ()),
+# so that the engine workers only filter: --verbose says how long.
+rm -rf "$work/cam-out"
+mkdir "$work/cam-out"
+run "$cmd" --noise camera --threads 2 --verbose -o "$work/cam-out" \
+  "$work/cam/flat.pgm" "$work/cam/dark.png"
+check "camera mode in a folder: each file's noise measured before its engine (--verbose)" \
+  sh -c "test $rc -eq 0 &&
+         test \$(grep -c 'camera noise.*: read .* s, noise measured .* s, engine' '$work/run.err') -eq 2 &&
+         grep -q 'per photo: read .* s, noise measured .* s, engine' '$work/run.err' &&
+         cmp '$work/cam-single/dark.png' '$work/cam-out/dark.png'"
 
 # ---- interrupted: no partial file, temporary files removed, dies of
 # the signal.  Background jobs of a script ignore SIGINT unless job
