@@ -513,6 +513,85 @@ check_camera_level_function (const bm3d_params *params,
   free (cpu.px.data);
 }
 
+/* Camera mode with its profile given, as the command gives it (its own
+ * estimate on floats, or a batch reader's): a profile that carries its
+ * finest scale's measures and no level function leaves the device path
+ * nothing to read on the host (engine.c, pixels_camera ()).  The pixels
+ * must come out as the engine's own estimate gives them and as
+ * converting them outside does; on a device within 0.05 dB of the
+ * CPU.  */
+static void
+check_camera_profile_given (const bm3d_params *params, bm3d_pixel_type type)
+{
+  const int w = 192, h = 128;
+  test_pixels clean, in, got, own, want, cpu;
+  bm3d_params camera = *params, on_cpu;
+  bm3d_noise_profile profile;
+  bm3d_image fin = { w, h, 3, 0, (size_t) w * 3, NULL };
+  bm3d_report report;
+  bm3d_status a, b, c, d = BM3D_OK;
+  double p_got, p_cpu = 0.0;
+  char cpu_part[32] = "";
+  int measures;
+
+  camera.mode = BM3D_MODE_BM3D;
+  camera.noise = BM3D_NOISE_PROFILE;
+  camera.profile = NULL;
+  on_cpu = camera;
+  on_cpu.backend = BM3D_BACKEND_CPU;
+  pixels_new (&clean, w, h, 3, 0, type);
+  pixels_new (&in, w, h, 3, 0, type);
+  pixels_new (&got, w, h, 3, 0, type);
+  pixels_new (&own, w, h, 3, 0, type);
+  pixels_new (&want, w, h, 3, 0, type);
+  pixels_new (&cpu, w, h, 3, 0, type);
+  fill_noisy (&clean, 0.6, 0.0f, 7);
+  fill_noisy (&in, 0.6, 15.0f, 7);
+  fin.data = malloc (sizeof (float) * w * h * 3);
+  for (int y = 0; y < h; y++)
+    for (size_t i = 0; i < (size_t) w * 3; i++)
+      fin.data[y * fin.stride + i] = value_at (&in.px, y, i);
+  measures = bm3d_estimate_noise_profile (&fin, &on_cpu, &profile, NULL)
+             == BM3D_OK && profile.has_fine && !(profile.nlf[0][0] > 0.0f);
+  a = bm3d_denoise_pixels (&in.px, &own.px, &camera, NULL);
+  camera.profile = on_cpu.profile = &profile;
+  b = bm3d_denoise_pixels (&in.px, &got.px, &camera, &report);
+  c = denoise_outside (&in.px, &want.px, &camera);
+  p_got = psnr_pixels (&clean.px, &got.px);
+  if (camera.backend != BM3D_BACKEND_CPU)
+    {
+      d = bm3d_denoise_pixels (&in.px, &cpu.px, &on_cpu, NULL);
+      p_cpu = psnr_pixels (&clean.px, &cpu.px);
+      snprintf (cpu_part, sizeof cpu_part, ", the CPU's %.3f", p_cpu);
+    }
+  tap_ok (measures && a == BM3D_OK && b == BM3D_OK && c == BM3D_OK
+          && d == BM3D_OK
+          && max_value_diff (&got, &own)
+             <= tolerance * (type == BM3D_PIXELS_U16 ? 257 : 1)
+          && max_value_diff (&got, &want)
+             <= tolerance * (type == BM3D_PIXELS_U16 ? 257 : 1)
+          && p_got > psnr_pixels (&clean.px, &in.px) + 2.0
+          && (camera.backend == BM3D_BACKEND_CPU
+              || (report.backend_used == BM3D_BACKEND_CUDA
+                  && fabs (p_got - p_cpu) <= 0.05)),
+          "camera noise, its estimated profile given, %s RGB %dx%d on %s: "
+          "the profile's measures %s; as the engine's own estimate (by at "
+          "most %ld) and as converted outside (%ld); PSNR %.3f dB, noisy "
+          "%.3f%s%s%s", type_name (type), w, h,
+          bm3d_backend_name (report.backend_used),
+          measures ? "carried" : "MISSING", max_value_diff (&got, &own),
+          max_value_diff (&got, &want), p_got,
+          psnr_pixels (&clean.px, &in.px), cpu_part, b ? ": " : "",
+          b ? report.message : "");
+  free (fin.data);
+  free (clean.px.data);
+  free (in.px.data);
+  free (got.px.data);
+  free (own.px.data);
+  free (want.px.data);
+  free (cpu.px.data);
+}
+
 int
 main (void)
 {
@@ -566,7 +645,10 @@ main (void)
                          "nlm camera noise");
   params.noise = BM3D_NOISE_WHITE;
   for (int t = BM3D_PIXELS_U8; t <= BM3D_PIXELS_U16; t++)
-    check_camera_level_function (&params, (bm3d_pixel_type) t);
+    {
+      check_camera_level_function (&params, (bm3d_pixel_type) t);
+      check_camera_profile_given (&params, (bm3d_pixel_type) t);
+    }
 
   check_float (&params);
   check_errors (&params);

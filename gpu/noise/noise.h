@@ -28,6 +28,8 @@ extern "C" {
 /* Set job->photo_gain: a photograph's processed noise gets its
  * profile's levels raised (photo_noise.c says why), other noise 1.  */
 bm3d_status bm3d_photo_gain   (const bm3d_image *in, bm3d_job *job);
+/* Does bm3d_photo_gain () read the image for noise of `profile`?  */
+int         bm3d_photo_gain_reads (const bm3d_noise_profile *profile);
 /* bm3d_estimate_sigma ()'s second step: `*sigma`, the finest scale's
  * white sigma of `in` (its band's kurtosis `kurtosis`), becomes a
  * photograph's when the profile says its noise is processed.  */

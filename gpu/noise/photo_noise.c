@@ -703,6 +703,18 @@ bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
   return BM3D_OK;
 }
 
+/* bm3d_photo_gain () reads the image only for the finest scale's
+ * reading and the flattest blocks' measures: when the profile does not
+ * carry them (has_fine 0: a profile file, or white noise a verdict made
+ * of that reading), or was measured through a level function, whose
+ * verdicts of white noise read that scale again without it
+ * (finest_scale_only ()).  */
+int
+bm3d_photo_gain_reads (const bm3d_noise_profile *profile)
+{
+  return ! profile->has_fine || bm3d_nlf_present (profile);
+}
+
 /* `*sigma`, the finest scale's white sigma of `in`, becomes the white
  * sigma for a photograph's processed noise when the profile says the
  * noise is that (is_processed ()).  White noise, and images too small
