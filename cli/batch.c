@@ -325,8 +325,7 @@ engine_cancel (double fraction, void *data)
  * engine worker: on a device the workers set the pace, and the measure
  * (the estimate on the reader's share of the cores, from a float copy
  * of an 8- or 16-bit file's integers) then runs beside them, as the
- * reading does.  The
- * profile is the one a single file's run estimates
+ * reading does.  The profile is the one a single file's run estimates
  * (bm3d_estimate_noise_profile (), bit for bit on any backend and
  * thread count), so each result and notice are that run's.  When it
  * cannot be measured here (out of memory, a size the estimate refuses)
