@@ -405,6 +405,20 @@ transform_patch_row (const est_region *g, int py, const est_dct *dct,
     }
 }
 
+/* The region of patch row `k` counted over all the regions' rows, and
+ * into `*py` its row there: the loops over every patch row run one
+ * index across the regions, so that their threads share the rows.  */
+static const est_region *
+patch_row_region (const est_region *regions, int k, int *py)
+{
+  int r = 0;
+
+  while (k >= regions[r].patches_y)
+    k -= regions[r++].patches_y;
+  *py = k;
+  return &regions[r];
+}
+
 /* Patch row `py` of region `g`: each patch's mean and count of values
  * at 0 or 255 in each plane, into pl->clip, for weigh_clipped ().  */
 static void
@@ -456,11 +470,10 @@ clip_stats (const bm3d_image *in, const bm3d_vst_table *through,
 #endif
   for (int k = 0; k < rows; k++)
     {
-      int r = 0, py = k;
+      int py;
+      const est_region *g = patch_row_region (regions, k, &py);
 
-      while (py >= regions[r].patches_y)
-        py -= regions[r++].patches_y;
-      clip_stats_row (&regions[r], py, pl);
+      clip_stats_row (g, py, pl);
     }
   (void) threads;
 }
@@ -971,11 +984,10 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma,
 #endif
   for (int k = 0; k < rows; k++)
     {
-      int r = 0, py = k;
+      int py;
+      const est_region *g = patch_row_region (regions, k, &py);
 
-      while (py >= regions[r].patches_y)
-        py -= regions[r++].patches_y;
-      transform_patch_row (&regions[r], py, &dct, &pl);
+      transform_patch_row (g, py, &dct, &pl);
     }
   if (job->tick (job, 0.8))
     {
