@@ -442,6 +442,93 @@ check_device_vs_cpu (bm3d_params *params, bm3d_pixel_type type)
   free (cpu.px.data);
 }
 
+/* What the camera-mode checks share: camera mode's parameters and the
+ * CPU's, a 192x128 RGB noisy image `in` (the caller fills it and its
+ * `clean` one), the results, `in` as the floats the estimate reads
+ * (camera_case_floats ()) and, on a device, the CPU's result
+ * (camera_case_cpu ()).  */
+typedef struct
+{
+  bm3d_params  camera, on_cpu;
+  test_pixels  clean, in, got, own, want, cpu;
+  bm3d_image   fin;
+  double       p_cpu;
+  char         cpu_part[32];
+} camera_case;
+
+enum { CAMERA_W = 192, CAMERA_H = 128 };
+
+static void
+camera_case_new (camera_case *k, const bm3d_params *params,
+                 bm3d_pixel_type type)
+{
+  test_pixels *all[] = { &k->clean, &k->in, &k->got, &k->own, &k->want,
+                         &k->cpu };
+
+  k->camera = *params;
+  k->camera.mode = BM3D_MODE_BM3D;
+  k->camera.noise = BM3D_NOISE_PROFILE;
+  k->camera.profile = NULL;
+  k->on_cpu = k->camera;
+  k->on_cpu.backend = BM3D_BACKEND_CPU;
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+    pixels_new (all[i], CAMERA_W, CAMERA_H, 3, 0, type);
+  k->fin = (bm3d_image) { CAMERA_W, CAMERA_H, 3, 0, (size_t) CAMERA_W * 3,
+                          NULL };
+  k->p_cpu = 0.0;
+  k->cpu_part[0] = '\0';
+}
+
+/* k->fin: `in` as floats, once it is filled.  */
+static void
+camera_case_floats (camera_case *k)
+{
+  k->fin.data = malloc (sizeof (float) * CAMERA_W * CAMERA_H * 3);
+  for (int y = 0; y < CAMERA_H; y++)
+    for (size_t i = 0; i < (size_t) CAMERA_W * 3; i++)
+      k->fin.data[y * k->fin.stride + i] = value_at (&k->in.px, y, i);
+}
+
+/* On a device, the CPU's result with k->on_cpu, its PSNR into k->p_cpu
+ * and said in k->cpu_part; nothing on the CPU.  */
+static bm3d_status
+camera_case_cpu (camera_case *k)
+{
+  bm3d_status status;
+
+  if (k->camera.backend == BM3D_BACKEND_CPU)
+    return BM3D_OK;
+  status = bm3d_denoise_pixels (&k->in.px, &k->cpu.px, &k->on_cpu, NULL);
+  k->p_cpu = psnr_pixels (&k->clean.px, &k->cpu.px);
+  snprintf (k->cpu_part, sizeof k->cpu_part, ", the CPU's %.3f", k->p_cpu);
+  return status;
+}
+
+/* Does a result of PSNR `p_got`, whose call reported `report`, gain 2
+ * dB over the noisy image and, on a device, come from it within 0.05 dB
+ * of the CPU?  */
+static int
+camera_case_good (const camera_case *k, const bm3d_report *report,
+                  double p_got)
+{
+  return p_got > psnr_pixels (&k->clean.px, &k->in.px) + 2.0
+         && (k->camera.backend == BM3D_BACKEND_CPU
+             || (report->backend_used == BM3D_BACKEND_CUDA
+                 && fabs (p_got - k->p_cpu) <= 0.05));
+}
+
+static void
+camera_case_free (camera_case *k)
+{
+  free (k->fin.data);
+  free (k->clean.px.data);
+  free (k->in.px.data);
+  free (k->got.px.data);
+  free (k->own.px.data);
+  free (k->want.px.data);
+  free (k->cpu.px.data);
+}
+
 /* Camera mode on noise that follows brightness (fill_shot_noisy ()):
  * the profile has a level function, the filter runs through its
  * stabilising transform, and the pixels come out as converting them
@@ -452,65 +539,37 @@ static void
 check_camera_level_function (const bm3d_params *params,
                              bm3d_pixel_type type)
 {
-  const int w = 192, h = 128;
-  test_pixels clean, in, got, want, cpu;
-  bm3d_params camera = *params, on_cpu;
+  camera_case k;
   bm3d_noise_profile profile;
-  bm3d_image fin = { w, h, 3, 0, (size_t) w * 3, NULL };
   bm3d_report report;
-  bm3d_status a, b, c = BM3D_OK;
-  double p_got, p_cpu = 0.0;
-  char cpu_part[32] = "";
+  bm3d_status a, b, c;
+  long tol = tolerance * (type == BM3D_PIXELS_U16 ? 257 : 1);
+  double p_got;
   int nlf;
 
-  camera.mode = BM3D_MODE_BM3D;
-  camera.noise = BM3D_NOISE_PROFILE;
-  camera.profile = NULL;
-  on_cpu = camera;
-  on_cpu.backend = BM3D_BACKEND_CPU;
-  pixels_new (&clean, w, h, 3, 0, type);
-  pixels_new (&in, w, h, 3, 0, type);
-  pixels_new (&got, w, h, 3, 0, type);
-  pixels_new (&want, w, h, 3, 0, type);
-  pixels_new (&cpu, w, h, 3, 0, type);
-  fill_shot_noisy (&in, &clean, 0x5eed + (uint64_t) type);
-  fin.data = malloc (sizeof (float) * w * h * 3);
-  for (int y = 0; y < h; y++)
-    for (size_t i = 0; i < (size_t) w * 3; i++)
-      fin.data[y * fin.stride + i] = value_at (&in.px, y, i);
-  nlf = bm3d_estimate_noise_profile (&fin, &on_cpu, &profile, NULL) == BM3D_OK
+  camera_case_new (&k, params, type);
+  fill_shot_noisy (&k.in, &k.clean, 0x5eed + (uint64_t) type);
+  camera_case_floats (&k);
+  nlf = bm3d_estimate_noise_profile (&k.fin, &k.on_cpu, &profile, NULL)
+        == BM3D_OK
         && profile.nlf[0][0] > 0.0f
         && fabsf (profile.nlf[0][BM3D_NLF_BINS - 1] / profile.nlf[0][0]
                   - 1.0f) > 0.3f;
-  a = bm3d_denoise_pixels (&in.px, &got.px, &camera, &report);
-  b = denoise_outside (&in.px, &want.px, &camera);
-  p_got = psnr_pixels (&clean.px, &got.px);
-  if (camera.backend != BM3D_BACKEND_CPU)
-    {
-      c = bm3d_denoise_pixels (&in.px, &cpu.px, &on_cpu, NULL);
-      p_cpu = psnr_pixels (&clean.px, &cpu.px);
-      snprintf (cpu_part, sizeof cpu_part, ", the CPU's %.3f", p_cpu);
-    }
+  a = bm3d_denoise_pixels (&k.in.px, &k.got.px, &k.camera, &report);
+  b = denoise_outside (&k.in.px, &k.want.px, &k.camera);
+  p_got = psnr_pixels (&k.clean.px, &k.got.px);
+  c = camera_case_cpu (&k);
   tap_ok (nlf && a == BM3D_OK && b == BM3D_OK && c == BM3D_OK
-          && max_value_diff (&got, &want)
-             <= tolerance * (type == BM3D_PIXELS_U16 ? 257 : 1)
-          && p_got > psnr_pixels (&clean.px, &in.px) + 2.0
-          && (camera.backend == BM3D_BACKEND_CPU
-              || (report.backend_used == BM3D_BACKEND_CUDA
-                  && fabs (p_got - p_cpu) <= 0.05)),
+          && max_value_diff (&k.got, &k.want) <= tol
+          && camera_case_good (&k, &report, p_got),
           "camera noise following brightness, %s RGB %dx%d on %s: level "
           "function %s; as converted outside (by at most %ld); PSNR %.3f "
-          "dB, noisy %.3f%s%s%s", type_name (type), w, h,
+          "dB, noisy %.3f%s%s%s", type_name (type), CAMERA_W, CAMERA_H,
           bm3d_backend_name (report.backend_used), nlf ? "read" : "MISSING",
-          max_value_diff (&got, &want), p_got,
-          psnr_pixels (&clean.px, &in.px), cpu_part, a ? ": " : "",
+          max_value_diff (&k.got, &k.want), p_got,
+          psnr_pixels (&k.clean.px, &k.in.px), k.cpu_part, a ? ": " : "",
           a ? report.message : "");
-  free (fin.data);
-  free (clean.px.data);
-  free (in.px.data);
-  free (got.px.data);
-  free (want.px.data);
-  free (cpu.px.data);
+  camera_case_free (&k);
 }
 
 /* Camera mode with its profile given, as the command gives it (its own
@@ -523,73 +582,41 @@ check_camera_level_function (const bm3d_params *params,
 static void
 check_camera_profile_given (const bm3d_params *params, bm3d_pixel_type type)
 {
-  const int w = 192, h = 128;
-  test_pixels clean, in, got, own, want, cpu;
-  bm3d_params camera = *params, on_cpu;
+  camera_case k;
   bm3d_noise_profile profile;
-  bm3d_image fin = { w, h, 3, 0, (size_t) w * 3, NULL };
   bm3d_report report;
-  bm3d_status a, b, c, d = BM3D_OK;
-  double p_got, p_cpu = 0.0;
-  char cpu_part[32] = "";
+  bm3d_status a, b, c, d;
+  long tol = tolerance * (type == BM3D_PIXELS_U16 ? 257 : 1);
+  double p_got;
   int measures;
 
-  camera.mode = BM3D_MODE_BM3D;
-  camera.noise = BM3D_NOISE_PROFILE;
-  camera.profile = NULL;
-  on_cpu = camera;
-  on_cpu.backend = BM3D_BACKEND_CPU;
-  pixels_new (&clean, w, h, 3, 0, type);
-  pixels_new (&in, w, h, 3, 0, type);
-  pixels_new (&got, w, h, 3, 0, type);
-  pixels_new (&own, w, h, 3, 0, type);
-  pixels_new (&want, w, h, 3, 0, type);
-  pixels_new (&cpu, w, h, 3, 0, type);
-  fill_noisy (&clean, 0.6, 0.0f, 7);
-  fill_noisy (&in, 0.6, 15.0f, 7);
-  fin.data = malloc (sizeof (float) * w * h * 3);
-  for (int y = 0; y < h; y++)
-    for (size_t i = 0; i < (size_t) w * 3; i++)
-      fin.data[y * fin.stride + i] = value_at (&in.px, y, i);
-  measures = bm3d_estimate_noise_profile (&fin, &on_cpu, &profile, NULL)
+  camera_case_new (&k, params, type);
+  fill_noisy (&k.clean, 0.6, 0.0f, 7);
+  fill_noisy (&k.in, 0.6, 15.0f, 7);
+  camera_case_floats (&k);
+  measures = bm3d_estimate_noise_profile (&k.fin, &k.on_cpu, &profile, NULL)
              == BM3D_OK && profile.has_fine && !(profile.nlf[0][0] > 0.0f);
-  a = bm3d_denoise_pixels (&in.px, &own.px, &camera, NULL);
-  camera.profile = on_cpu.profile = &profile;
-  b = bm3d_denoise_pixels (&in.px, &got.px, &camera, &report);
-  c = denoise_outside (&in.px, &want.px, &camera);
-  p_got = psnr_pixels (&clean.px, &got.px);
-  if (camera.backend != BM3D_BACKEND_CPU)
-    {
-      d = bm3d_denoise_pixels (&in.px, &cpu.px, &on_cpu, NULL);
-      p_cpu = psnr_pixels (&clean.px, &cpu.px);
-      snprintf (cpu_part, sizeof cpu_part, ", the CPU's %.3f", p_cpu);
-    }
+  a = bm3d_denoise_pixels (&k.in.px, &k.own.px, &k.camera, NULL);
+  k.camera.profile = k.on_cpu.profile = &profile;
+  b = bm3d_denoise_pixels (&k.in.px, &k.got.px, &k.camera, &report);
+  c = denoise_outside (&k.in.px, &k.want.px, &k.camera);
+  p_got = psnr_pixels (&k.clean.px, &k.got.px);
+  d = camera_case_cpu (&k);
   tap_ok (measures && a == BM3D_OK && b == BM3D_OK && c == BM3D_OK
           && d == BM3D_OK
-          && max_value_diff (&got, &own)
-             <= tolerance * (type == BM3D_PIXELS_U16 ? 257 : 1)
-          && max_value_diff (&got, &want)
-             <= tolerance * (type == BM3D_PIXELS_U16 ? 257 : 1)
-          && p_got > psnr_pixels (&clean.px, &in.px) + 2.0
-          && (camera.backend == BM3D_BACKEND_CPU
-              || (report.backend_used == BM3D_BACKEND_CUDA
-                  && fabs (p_got - p_cpu) <= 0.05)),
+          && max_value_diff (&k.got, &k.own) <= tol
+          && max_value_diff (&k.got, &k.want) <= tol
+          && camera_case_good (&k, &report, p_got),
           "camera noise, its estimated profile given, %s RGB %dx%d on %s: "
           "the profile's measures %s; as the engine's own estimate (by at "
           "most %ld) and as converted outside (%ld); PSNR %.3f dB, noisy "
-          "%.3f%s%s%s", type_name (type), w, h,
+          "%.3f%s%s%s", type_name (type), CAMERA_W, CAMERA_H,
           bm3d_backend_name (report.backend_used),
-          measures ? "carried" : "MISSING", max_value_diff (&got, &own),
-          max_value_diff (&got, &want), p_got,
-          psnr_pixels (&clean.px, &in.px), cpu_part, b ? ": " : "",
+          measures ? "carried" : "MISSING", max_value_diff (&k.got, &k.own),
+          max_value_diff (&k.got, &k.want), p_got,
+          psnr_pixels (&k.clean.px, &k.in.px), k.cpu_part, b ? ": " : "",
           b ? report.message : "");
-  free (fin.data);
-  free (clean.px.data);
-  free (in.px.data);
-  free (got.px.data);
-  free (own.px.data);
-  free (want.px.data);
-  free (cpu.px.data);
+  camera_case_free (&k);
 }
 
 int
