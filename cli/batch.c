@@ -600,6 +600,7 @@ worker_main (void *arg)
   while ((job = queue_pop (&b->to_engine)))
     {
       double t = now_seconds ();
+      int measured;
 
       job->worker = stage->index;
       job->device = stage->device;
@@ -627,16 +628,14 @@ worker_main (void *arg)
       /* Camera noise that could not be measured, and what the filter
        * did instead: as a single file's run says it, what the estimate
        * found, then what the filter did.  */
-      if (job->has_profile && job->measured.noise_unmeasured)
+      measured = job->has_profile && job->measured.noise_unmeasured;
+      if (measured || job->report.noise_unmeasured)
         {
           pthread_mutex_lock (&b->lock);
-          say_locked (b, "%s: %s", job->input, job->measured.notice);
-          pthread_mutex_unlock (&b->lock);
-        }
-      if (job->report.noise_unmeasured)
-        {
-          pthread_mutex_lock (&b->lock);
-          say_locked (b, "%s: %s", job->input, job->report.notice);
+          if (measured)
+            say_locked (b, "%s: %s", job->input, job->measured.notice);
+          if (job->report.noise_unmeasured)
+            say_locked (b, "%s: %s", job->input, job->report.notice);
           pthread_mutex_unlock (&b->lock);
         }
       /* The metadata goes with the result; the input is done with.  */
