@@ -517,6 +517,11 @@ sort_by_texture (uint64_t *keys, uint64_t *scratch, uint32_t n)
       memset (count, 0, sizeof count);
       for (uint32_t i = 0; i < n; i++)
         count[((from[i] >> shift) & 0xff) + 1]++;
+      /* Every key with the same byte here (the exponent's, for
+       * textures of one order of magnitude): the pass would move
+       * nothing.  */
+      if (n == 0 || count[((from[0] >> shift) & 0xff) + 1] == n)
+        continue;
       for (int b = 0; b < 256; b++)
         count[b + 1] += count[b];
       for (uint32_t i = 0; i < n; i++)
@@ -526,7 +531,8 @@ sort_by_texture (uint64_t *keys, uint64_t *scratch, uint32_t n)
       from = to;
       to = swap;
     }
-  /* An even number of passes: the result is back in `keys`.  */
+  if (from != keys)
+    memcpy (keys, from, (size_t) n * sizeof *keys);
 }
 
 /* ---- measure ---------------------------------------------------------- */
@@ -792,14 +798,36 @@ build_pool (est_pool *pool, const est_planes *pl, uint32_t patches,
 
 /* ---- read_apart, read_squeezed --------------------------------------- */
 
+/* The patches of `all` (the first `n_all` of every patch sorted by
+ * build_pool () without weights) whose margin to the clipping levels is
+ * at least `limit`, in their order, into pool->sorted (`keys`): what
+ * build_pool () would give for that limit, since its keys are unique
+ * and the sort only orders them, without sorting again.  */
+static void
+filter_pool (est_pool *pool, const est_planes *pl, const uint64_t *all,
+             uint32_t n_all, double limit, uint64_t *keys)
+{
+  uint32_t n = 0;
+
+  for (uint32_t i = 0; i < n_all; i++)
+    if (pl->margin[(uint32_t) all[i]] >= limit)
+      keys[n++] = all[i];
+  pool->band = pl->band;
+  pool->weight = NULL;
+  pool->sorted = keys;
+  pool->count = n;
+  pool->blocks_ready = 0;
+}
+
 /* The level read without the patches within EST_CLIP_MARGIN times the
  * level of 0 or 255, again until the pool stops changing, from `s` and
- * the pool of every patch; at least `least` patches, the margin
- * loosened if need be (`loosened` then set).  */
+ * the pool of every patch (`all`, its `n_all` finite ones); at least
+ * `least` patches, the margin loosened if need be (`loosened` then
+ * set).  */
 static double
-read_apart (est_pool *pool, const est_planes *pl, uint32_t patches,
-            uint32_t least, double s, double gain, uint64_t *keys,
-            uint64_t *scratch, double *k, int *loosened)
+read_apart (est_pool *pool, const est_planes *pl, const uint64_t *all,
+            uint32_t n_all, uint32_t least, double s, double gain,
+            uint64_t *keys, double *k, int *loosened)
 {
   uint32_t previous = pool->count;
 
@@ -807,12 +835,12 @@ read_apart (est_pool *pool, const est_planes *pl, uint32_t patches,
     {
       double limit = EST_CLIP_MARGIN * s;
 
-      build_pool (pool, pl, patches, limit, NULL, keys, scratch);
+      filter_pool (pool, pl, all, n_all, limit, keys);
       *loosened = 0;
       while (pool->count < least && limit > 0.0)
         {
           limit = limit > 1.0 ? limit / 2.0 : 0.0;
-          build_pool (pool, pl, patches, limit, NULL, keys, scratch);
+          filter_pool (pool, pl, all, n_all, limit, keys);
           *loosened = 1;
         }
       if (pool->count == 0 || pool->count == previous)
@@ -1022,8 +1050,13 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma,
       uint32_t all = pool.count;
       uint32_t least = all < EST_KEEP_MIN ? all : EST_KEEP_MIN;
       int loosened = 0;
-      double s_apart = read_apart (&pool, &pl, patches, least, s, gain, keys,
-                                   scratch, &k, &loosened);
+      double s_apart;
+
+      /* Every patch in texture order, kept in `scratch` for read_apart
+       * to filter (it sorts nothing; read_squeezed sorts anew).  */
+      memcpy (scratch, keys, (size_t) all * sizeof *keys);
+      s_apart = read_apart (&pool, &pl, scratch, all, least, s, gain, keys,
+                            &k, &loosened);
       double s_squeezed = 0.0;
 
       /* Clipping only lowers what is read: the squeezed reading starts
