@@ -168,20 +168,33 @@ remove_plane (float *v)
 static double
 remove_plane_masked (float *v, const unsigned char *clip, int n)
 {
-  double m[3][3] = { { 0 } }, rhs[3] = { 0 }, coef[3] = { 0 }, e = 0.0;
+  /* The normal equations' matrix, sums of 1, x, y and their products
+   * over the fitted pixels: the whole block's less the clipped ones'.
+   * Integers all, far below 2^53, so exact in any order.  */
+  const double n1 = PE_BLOCK, sx = n1 * (n1 - 1) / 2;
+  const double sxx = (n1 - 1) * n1 * (2 * n1 - 1) / 6;
+  double m[3][3] = { { n1 * n1, n1 * sx, n1 * sx },
+                     { n1 * sx, n1 * sxx, sx * sx },
+                     { n1 * sx, sx * sx, n1 * sxx } };
+  double rhs[3] = { 0 }, coef[3] = { 0 }, e = 0.0;
 
   for (int y = 0; y < PE_BLOCK; y++)
     for (int x = 0; x < PE_BLOCK; x++)
       if (!clip[y * PE_BLOCK + x])
         {
-          double b[3] = { 1.0, x, y }, t = v[y * PE_BLOCK + x];
+          double t = v[y * PE_BLOCK + x];
+
+          rhs[0] += t;
+          rhs[1] += x * t;
+          rhs[2] += y * t;
+        }
+      else
+        {
+          double b[3] = { 1.0, x, y };
 
           for (int i = 0; i < 3; i++)
-            {
-              rhs[i] += b[i] * t;
-              for (int j = 0; j < 3; j++)
-                m[i][j] += b[i] * b[j];
-            }
+            for (int j = 0; j < 3; j++)
+              m[i][j] -= b[i] * b[j];
         }
   /* At least 3 PE_BLOCK_AREA / 4 pixels: never singular.  */
   bm3d_solve3 (m, rhs, coef);
