@@ -770,8 +770,8 @@ unmeasured_profile (const bm3d_image *in, bm3d_job *job,
 
 /* The finest scale's reading of `in` (fine_sigma ()) and its flattest
  * blocks' measures (bm3d_flat_block_measures ()), each on a thread of
- * its own, beside the level function's and the profile's estimates,
- * which read the same image independently: milliseconds of a camera call's set-up that then hide
+ * its own, beside the profile's estimate, which reads the same image
+ * independently: milliseconds of a camera call's set-up that then hide
  * behind the estimate's (on the GPU's estimate, one after the other
  * would not).  The measures are taken whether check_texture () wants
  * them or not: beside the estimate they cost the call next to nothing.
@@ -829,17 +829,6 @@ fine_reading_start (fine_reading *r, const bm3d_image *in,
   r->started = pthread_create (&r->thread, NULL, fine_reading_run, r) == 0;
   r->blocks_started = pthread_create (&r->blocks_thread, NULL,
                                       flat_blocks_run, r) == 0;
-}
-
-/* The threads joined and what they read dropped: read without the
- * level function the call then found.  */
-static void
-fine_reading_drop (fine_reading *r)
-{
-  if (r->started)
-    pthread_join (r->thread, NULL);
-  if (r->blocks_started)
-    pthread_join (r->blocks_thread, NULL);
 }
 
 /* The reading and the measures, when their threads are done (or made
@@ -935,18 +924,12 @@ bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
   memset (&shape, 0, sizeof shape);
   shape.channels = colour;
   job->read_through = NULL;
-  /* The finest scale's reading and the flattest blocks' measures start
-   * before the level function is known: most photographs have none,
-   * and they then run beside its estimate too.  One that has one is
-   * read again, through its tables.  */
-  fine_reading_start (&reading, in, job);
   if (bm3d_nlf_estimate (in, job->threads, shape.nlf) > 0)
     {
       bm3d_vst_forward (&shape, fwd);
       job->read_through = fwd;
-      fine_reading_drop (&reading);
-      fine_reading_start (&reading, in, job);
     }
+  fine_reading_start (&reading, in, job);
   status = bm3d_estimate_profile_cpu (in, job, profile);
   fine_status = fine_reading_finish (&reading, job, &fine, &kurtosis,
                                      &blocks);
