@@ -306,6 +306,61 @@ nlf_blocks (const bm3d_image *in, int colour, int step, int threads,
   (void) threads;
 }
 
+/* The k-th smallest of a[0..n) into a[k], the smaller values before
+ * it and the larger after (a quickselect): a bin's quantile without
+ * sorting the bin.  A value is the k-th order statistic whatever order
+ * the partitions leave the rest in, so the levels are those a sort
+ * gives (the variances are never NaN: nlf_block_fit ()).  */
+static void
+select_kth (double *a, int n, int k)
+{
+  int lo = 0, hi = n - 1;
+
+  while (lo < hi)
+    {
+      double x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi];
+      double pivot = x < y ? (y < z ? y : x < z ? z : x)
+                           : (x < z ? x : y < z ? z : y);
+      int i = lo, j = hi;
+
+      while (i <= j)
+        {
+          while (a[i] < pivot)
+            i++;
+          while (a[j] > pivot)
+            j--;
+          if (i <= j)
+            {
+              double t = a[i];
+
+              a[i++] = a[j];
+              a[j--] = t;
+            }
+        }
+      if (k <= j)
+        hi = j;
+      else if (k >= i)
+        lo = i;
+      else
+        return;
+    }
+}
+
+/* The bin's quantiles nlf_levels () reads, each in its place: the
+ * quarter first, then the tenth and the twentieth among the values
+ * below it.  */
+static void
+select_quantiles (double *bin, int m)
+{
+  int quarter = (int) ((m - 1) * 0.25);
+  int tenth = (int) ((m - 1) * NLF_QUANTILE);
+  int twentieth = (int) ((m - 1) * 0.05);
+
+  select_kth (bin, m, quarter);
+  select_kth (bin, quarter + 1, tenth);
+  select_kth (bin, tenth + 1, twentieth);
+}
+
 /* One channel's level per bin (0: unmeasured) and blocks per bin, from
  * its `n` blocks' variances and means; `binned` holds n values.  The
  * spread of its bins' lower quantiles, which tells noise (the same in
@@ -317,7 +372,7 @@ nlf_levels (const double *var, const double *mean, int n, double *binned,
             int *weight)
 {
   /* The variances gathered bin by bin (a counting sort that keeps their
-   * order), then each bin sorted for its quantiles.  */
+   * order), then each bin's quantiles selected.  */
   int first[BM3D_NLF_BINS + 1] = { 0 }, fill[BM3D_NLF_BINS];
 
   for (int k = 0; k < n; k++)
@@ -334,8 +389,7 @@ nlf_levels (const double *var, const double *mean, int n, double *binned,
 #endif
   for (int b = 0; b < BM3D_NLF_BINS; b++)
     if (first[b + 1] - first[b] >= NLF_BIN_MIN)
-      qsort (binned + first[b], first[b + 1] - first[b], sizeof *binned,
-             bm3d_compare_double);
+      select_quantiles (binned + first[b], first[b + 1] - first[b]);
   (void) threads;
   *spread = 0.0;
   *weight = 0;
