@@ -139,8 +139,9 @@ static inline __attribute__ ((always_inline)) void
 remove_planes (float *v, int planes, double *var)
 {
   const double h = (PE_BLOCK - 1) / 2.0;
-  double sx2 = 0.0, s[BM3D_NOISE_PLANES] = { 0 }, sx[BM3D_NOISE_PLANES] = { 0 };
-  double sy[BM3D_NOISE_PLANES] = { 0 }, e[BM3D_NOISE_PLANES] = { 0 };
+  double sx2 = 0.0, s[BM3D_NOISE_PLANES] = { 0 };
+  double sx[BM3D_NOISE_PLANES] = { 0 }, sy[BM3D_NOISE_PLANES] = { 0 };
+  double e[BM3D_NOISE_PLANES] = { 0 };
 
   for (int i = 0; i < PE_BLOCK; i++)
     sx2 += (i - h) * (i - h);
@@ -195,7 +196,16 @@ remove_planes_masked (float *v, int planes, const unsigned char *clip,
 
   for (int y = 0; y < PE_BLOCK; y++)
     for (int x = 0; x < PE_BLOCK; x++)
-      if (!clip[y * PE_BLOCK + x])
+      {
+        if (clip[y * PE_BLOCK + x])
+          {
+            double b[3] = { 1.0, x, y };
+
+            for (int i = 0; i < 3; i++)
+              for (int j = 0; j < 3; j++)
+                m[i][j] -= b[i] * b[j];
+            continue;
+          }
         for (int c = 0; c < planes; c++)
           {
             double t = v[c * PE_BLOCK_AREA + y * PE_BLOCK + x];
@@ -204,14 +214,7 @@ remove_planes_masked (float *v, int planes, const unsigned char *clip,
             rhs[c][1] += x * t;
             rhs[c][2] += y * t;
           }
-      else
-        {
-          double b[3] = { 1.0, x, y };
-
-          for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-              m[i][j] -= b[i] * b[j];
-        }
+      }
   /* At least 3 PE_BLOCK_AREA / 4 pixels: never singular.  */
   for (int c = 0; c < planes; c++)
     {
@@ -341,8 +344,8 @@ block_residual (const bm3d_image *in, pe_state *st, int b)
  * row by row and x by x, and every product of two floats is exact in
  * double, so a fused multiply-add rounds as a multiply and an add do:
  * the tables are the same bit for bit as one lag at a time (and as the
- * GPU's, noise_profile_cuda.cu).  What the vectors buy is sixteen sums
- * in flight where the scalar loop waited on one addition at a time.  */
+ * GPU's, noise_profile_cuda.cu).  What the vectors buy is many sums in
+ * flight where the scalar loop waited on one addition at a time.  */
 #define AC_LANES   16
 #define AC_VECTORS (AC_LANES / 4)
 /* A block row as doubles with L zeros before it and room after it for
@@ -368,21 +371,22 @@ typedef double lag4_unaligned
    & (((lag4_mask) { 4 * (k), 4 * (k) + 1, 4 * (k) + 2, 4 * (k) + 3 }   \
        + ((x) - L)) < PE_BLOCK))
 
-/* The products of p[x] with one padded row q, for the four vectors of
- * lanes, added to s0..s3; `edge` (a constant where it is used) keeps
- * only the lanes inside the block.  */
+/* The products of p[x] (`pa`, broadcast) with one padded row q, for
+ * the four vectors of lanes, added to s0..s3; `edge` (a constant where
+ * it is used) keeps only the lanes inside the block (block_autocov's
+ * `inside`).  */
 #define ADD_PRODUCTS(q, x, edge, s0, s1, s2, s3)                        \
   do {                                                                  \
     if (edge)                                                           \
       {                                                                 \
         s0 += (lag4) ((lag4_mask) (pa * load_lags ((q) + (x)))          \
-                      & inside[x][0]);                           \
+                      & inside[x][0]);                                  \
         s1 += (lag4) ((lag4_mask) (pa * load_lags ((q) + (x) + 4))      \
-                      & inside[x][1]);                           \
+                      & inside[x][1]);                                  \
         s2 += (lag4) ((lag4_mask) (pa * load_lags ((q) + (x) + 8))      \
-                      & inside[x][2]);                           \
+                      & inside[x][2]);                                  \
         s3 += (lag4) ((lag4_mask) (pa * load_lags ((q) + (x) + 12))     \
-                      & inside[x][3]);                           \
+                      & inside[x][3]);                                  \
       }                                                                 \
     else                                                                \
       {                                                                 \
