@@ -29,6 +29,7 @@ gpu_libbm3d_a_SOURCES = \
 	gpu/core/job.h \
 	gpu/core/job.c \
 	gpu/core/env.h \
+	gpu/core/hot_loop.h \
 	gpu/core/env.c \
 	gpu/core/options.c \
 	gpu/bm3d/bm3d_tables.h \

@@ -15,13 +15,8 @@
 #include "bm3d_tables.h"
 
 /* The hot loops are built twice, for AVX2 with FMA and for any x86-64,
- * and the loader picks the one the processor runs.  */
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 \
-    && defined(__x86_64__) && defined(__linux__)
-#define HOT_LOOP __attribute__ ((target_clones ("arch=x86-64-v3", "default")))
-#else
-#define HOT_LOOP
-#endif
+ * and the loader picks the one the processor runs (core/hot_loop.h).  */
+#include "core/hot_loop.h"
 
 #if defined(__GNUC__)
 #define INLINE inline __attribute__ ((always_inline))

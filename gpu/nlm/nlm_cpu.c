@@ -59,6 +59,7 @@
 #include "config.h"
 
 #include "core/engine.h"
+#include "core/hot_loop.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -66,13 +67,6 @@
 
 #ifdef _OPENMP
 #include <omp.h>
-#endif
-
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 \
-    && defined(__x86_64__) && defined(__linux__)
-#define HOT_LOOP __attribute__ ((target_clones ("arch=x86-64-v3", "default")))
-#else
-#define HOT_LOOP
 #endif
 
 #if defined(__GNUC__)

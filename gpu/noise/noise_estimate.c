@@ -97,13 +97,8 @@
 #include <string.h>
 
 /* The transform is built twice, for AVX2 with FMA and for any x86-64,
- * and the loader picks the one the processor runs (as in bm3d_cpu.c).  */
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 \
-    && defined(__x86_64__) && defined(__linux__)
-#define HOT_LOOP __attribute__ ((target_clones ("arch=x86-64-v3", "default")))
-#else
-#define HOT_LOOP
-#endif
+ * and the loader picks the one the processor runs (core/hot_loop.h).  */
+#include "core/hot_loop.h"
 
 #define EST_PATCH         BM3D_PATCH   /* 8                                */
 #define EST_STEP          2            /* patch grid spacing               */

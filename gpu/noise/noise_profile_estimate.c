@@ -53,6 +53,7 @@
  * result is bit-identical for any thread count.  */
 #include "config.h"
 
+#include "core/hot_loop.h"
 #include "noise/noise.h"
 
 #include <math.h>
@@ -329,14 +330,6 @@ block_residual (const bm3d_image *in, pe_state *st, int b)
 
 /* ---- block_autocov --------------------------------------------------- */
 
-/* Built twice, for AVX2 with FMA and for any x86-64, and the loader
- * picks the one the processor runs (as in noise_estimate.c).  */
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 \
-    && defined(__x86_64__) && defined(__linux__)
-#define HOT_LOOP __attribute__ ((target_clones ("arch=x86-64-v3", "default")))
-#else
-#define HOT_LOOP
-#endif
 
 /* The 15 lags dx = -L..L of one dy side by side, in four vectors of
  * four doubles (lane j is dx = j - L; the sixteenth lane is never
@@ -434,7 +427,8 @@ lag_means (int dy, const lag4 s[AC_VECTORS], double *out)
 
 /* Autocovariance of one residual block at lags dy = 0..L, dx = -L..L,
  * each the mean over the pairs inside the block.  Two dy at a time:
- * eight sums in registers, enough to hide an addition's latency.  */
+ * eight sums in registers, enough to hide an addition's latency.
+ * Built for two processors (HOT_LOOP, core/hot_loop.h).  */
 static HOT_LOOP void
 block_autocov (const float *v, double *out)
 {
