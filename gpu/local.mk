@@ -45,6 +45,7 @@ gpu_libbm3d_a_SOURCES = \
 	gpu/noise/noise.h \
 	gpu/noise/photo_noise.c \
 	gpu/noise/block_scales.c \
+	gpu/noise/jpeg_lattice.c \
 	gpu/noise/noise_estimate.c \
 	gpu/noise/noise_profile.c \
 	gpu/noise/noise_profile_estimate.c \

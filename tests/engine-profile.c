@@ -601,6 +601,65 @@ test_clipped_blocks (void)
   free (flat.data);
 }
 
+/* ---- JPEG's trace (jpeg_lattice.c) ------------------------------------ */
+
+/* `img` as a bm3d_image, from pixel (x0, y0) on.  */
+static bm3d_image
+image_view (const Image *img, int x0, int y0)
+{
+  bm3d_image v = { img->width - x0, img->height - y0, img->channels,
+                   img->has_alpha, (size_t) img->width * img->channels,
+                   img->data + ((size_t) y0 * img->width + x0)
+                               * img->channels };
+
+  return v;
+}
+
+/* A photo never saved as JPEG reads no lattice; saved as JPEG of
+ * quality 90 and read back, it does, on the encoder's grid and on a
+ * crop that moved it.  */
+static void
+test_jpeg_lattice (const Image *photo, const char *name, const char *tmpdir)
+{
+  ImageWriteOptions options;
+  char path[4096], error[256];
+  bm3d_image v = image_view (photo, 0, 0);
+  float png = bm3d_jpeg_lattice (&v), jpeg, cropped;
+  Image back;
+
+  tap_ok (png < BM3D_JPEG_LATTICE_MIN,
+          "%s, never a JPEG: JPEG's trace %.1f (under %.0f)", name,
+          (double) png, (double) BM3D_JPEG_LATTICE_MIN);
+  if (!image_format_supported (IMAGE_FORMAT_JPEG))
+    {
+      printf ("ok # SKIP %s saved as JPEG: built without libjpeg\n", name);
+      return;
+    }
+  snprintf (path, sizeof path, "%s/engine-profile-%ld.jpg", tmpdir,
+            (long) getpid ());
+  image_write_options_init (&options);
+  options.quality = 90;
+  if (image_write_with (path, IMAGE_FORMAT_JPEG, photo, &options, error,
+                        sizeof error) != 0
+      || image_read (path, &back, error, sizeof error) != 0)
+    {
+      tap_ok (0, "%s saved as JPEG and read back: %s", name, error);
+      unlink (path);
+      return;
+    }
+  unlink (path);
+  image_to_float (&back);
+  v = image_view (&back, 0, 0);
+  jpeg = bm3d_jpeg_lattice (&v);
+  v = image_view (&back, 3, 5);
+  cropped = bm3d_jpeg_lattice (&v);
+  tap_ok (jpeg >= BM3D_JPEG_LATTICE_MIN && cropped >= BM3D_JPEG_LATTICE_MIN,
+          "%s saved as JPEG of quality 90: JPEG's trace %.0f, %.0f on a "
+          "crop 3 and 5 pixels in (%.0f and more)", name, (double) jpeg,
+          (double) cropped, (double) BM3D_JPEG_LATTICE_MIN);
+  image_free (&back);
+}
+
 /* The top-left w x h of `img`.  */
 static void
 crop (Image *img, int w, int h)
@@ -660,6 +719,9 @@ main (void)
                   1, 16.0);
   test_estimator (&colour, "astronaut.png", "5-tap box x 5-tap box",
                   k_box5, 2, 20.0);
+
+  test_jpeg_lattice (&colour, "astronaut.png", tmp && *tmp ? tmp : "/tmp");
+  test_jpeg_lattice (&gray, "camera.png", tmp && *tmp ? tmp : "/tmp");
 
   crop (&gray, 256, 256);
   crop (&colour, 256, 256);

@@ -45,6 +45,13 @@ bm3d_status bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
  * applied, with `chroma_scale` (the expert option, 0 for none).  */
 void        bm3d_noise_profile_tables (bm3d_job *job, float chroma_scale);
 
+/* ---- JPEG's trace: jpeg_lattice.c -------------------------------------- */
+/* How sure it is that `in` (0..255) was saved as JPEG: the median over
+ * its luminance's ten lowest 8x8 DCT frequencies of the Rayleigh z of
+ * their phases against the best quantiser step (jpeg_lattice.c;
+ * BM3D_JPEG_LATTICE_MIN in bm3d.h).  */
+float       bm3d_jpeg_lattice (const bm3d_image *in);
+
 /* ---- noise estimation: noise_estimate.c ----------------------------- */
 /* The noise deviation of `in` (checked by the caller), on the luminance
  * the engine matches on for colour, in the channels' units; and, when
