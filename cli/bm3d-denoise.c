@@ -459,6 +459,14 @@ camera_profile (const Options *opt, const bm3d_image *in,
                      "Gaussian grain; a camera's processing leaves it "
                      "sparse, higher)", (double) profile->sigma_fine,
                  (double) profile->fine_kurtosis);
+      if (profile->has_fine && profile->jpeg_lattice > 0.0f)
+        cli_message ("a camera's processed noise; JPEG's quantisation %s "
+                     "(z %.0f): %s", profile->jpeg_lattice
+                     >= BM3D_JPEG_LATTICE_MIN ? "found" : "not found",
+                     (double) profile->jpeg_lattice, profile->jpeg_lattice
+                     >= BM3D_JPEG_LATTICE_MIN
+                     ? "the level raised for the flattest blocks it cleaned"
+                     : "the level as measured");
       if (profile->has_fine && profile->block_isotropy > 0.0f)
         cli_message ("flattest blocks: %.2f of their gradients' energy "
                      "unoriented (noise 0.7 and more; the rest is "

@@ -159,6 +159,11 @@ typedef struct
 /* Brightness bins of a noise level function.  */
 #define BM3D_NLF_BINS     16
 
+/* bm3d_noise_profile's jpeg_lattice from which an image was saved as
+ * JPEG: about 4 for one never saved as JPEG (a chance of about 1e-7 to
+ * read this much), tens to hundreds for a JPEG of quality 92 or less.  */
+#define BM3D_JPEG_LATTICE_MIN 20.0f
+
 /* Lags either side and side of the autocovariance table.  */
 #define BM3D_NOISE_LAG    7
 #define BM3D_NOISE_SIDE   (2 * BM3D_NOISE_LAG + 1)
@@ -215,6 +220,11 @@ typedef struct
    * plane-residual variance of the luminance (0..255 squared), which
    * white noise of the finest scale's level predicts.  */
   float  block_small_variance;
+  /* With has_fine, for a camera's processed noise (else 0): how sure it
+   * is that the image was saved as JPEG, whose quantisation cleaned its
+   * flattest blocks most (the Rayleigh z of jpeg_lattice.c: about 4 for
+   * an image never saved as JPEG, 20 and more for a JPEG).  */
+  float  jpeg_lattice;
 } bm3d_noise_profile;
 
 /* What params->noise selects.  */
@@ -348,7 +358,8 @@ typedef struct
   /* bm3d_estimate_sigma () and an estimated noise profile: the white
    * estimator's reading at the finest scale, and whether the noise read
    * as a photograph's processed noise (next to none at that scale, most
-   * of its power coarse), whose sigma comes from its profile instead.
+   * of its power coarse, in an image saved as JPEG), whose sigma comes
+   * from its profile instead.
    * fine_kurtosis: how sparse that finest scale is (2.8 for Gaussian
    * noise or grain; what a camera's noise reduction and JPEG leave reads
    * higher, and only such noise is read as processed).  */

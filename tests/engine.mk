@@ -72,7 +72,8 @@ EXTRA_DIST += tests/data/coffee.png tests/data/chelsea.png \
 	tests/data/dark-coffee-noisy.png tests/data/dark-coffee-clean.png \
 	tests/make-dark-photo.py tests/data/phone-coffee-noisy.jpg \
 	tests/data/phone-coffee-clean.png tests/make-phone-photo.py \
-	tests/data/colour-brick-noisy.png tests/data/colour-brick-clean.png
+	tests/data/colour-brick-noisy.png tests/data/colour-brick-clean.png \
+	tests/data/raw-coffee-noisy.png tests/data/raw-coffee-clean.png
 
 # Noise profiles: the model, the text file, the estimator on synthetic
 # correlated noise and camera mode against white mode.

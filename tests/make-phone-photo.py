@@ -25,6 +25,17 @@
 #
 #   python3 tests/make-phone-photo.py --colour tests/data/brick.png tests/data
 #
+# With --raw it makes tests/data/raw-coffee-noisy.png and
+# raw-coffee-clean.png: main's crop of coffee.png through the same
+# colour matrix, a bright exposure (RAW_EXPOSURE), the mosaic and
+# sensor noise, demosaiced (bilinear), the matrix applied and
+# gamma-encoded, saved as PNG: a raw development as a raw converter
+# saves it, its noise weak at the finest scale only because demosaicing
+# averaged it, never a JPEG (docs/camera-noise.md, "Noise a JPEG
+# cleaned").
+#
+#   python3 tests/make-phone-photo.py --raw tests/data/coffee.png tests/data
+#
 # With --folder it gives the same processing (chroma smoothed by
 # --chroma S, 0: not at all) to each NAME_real.jpg of a folder such as
 # ../shared/benchmark-sets/synthetic-phone-noise, written as
@@ -55,6 +66,8 @@ COLOUR_MATRIX = np.array([[1.6, -0.45, -0.15],
                           [-0.3, 1.55, -0.25],
                           [0.0, -0.5, 1.5]])
 DIM_EXPOSURE, DIM_SHOT, DIM_READ, DIM_SEED = 0.25, 0.001, 5e-6, 7
+# --raw: a bright shot's exposure and noise.
+RAW_EXPOSURE, RAW_SHOT, RAW_READ, RAW_SEED = 0.5, 0.0002, 1e-6, 11
 # RGB to YCbCr (JPEG's), and back.
 YCC = np.array([[0.299, 0.587, 0.114],
                 [-0.168736, -0.331264, 0.5],
@@ -148,6 +161,19 @@ def colour(src, out):
             out + "/colour-brick-" + name + ".png")
 
 
+def raw_development(src, out):
+    x = np.asarray(Image.open(src).convert("RGB"), dtype=np.float64) / 255
+    x = x[72:328, 108:492]
+    lin = np.clip(x ** 2.2 @ np.linalg.inv(COLOUR_MATRIX).T, 0, None)
+    raw = bayer(lin * RAW_EXPOSURE)
+    rng = np.random.default_rng(RAW_SEED)
+    noisy = raw + rng.standard_normal(raw.shape) * np.sqrt(RAW_SHOT * raw + RAW_READ)
+    for name, r in (("clean", raw), ("noisy", noisy)):
+        rgb = np.clip(demosaic(np.clip(r / RAW_EXPOSURE, 0, 1)), 0, 1)
+        to_image(encode(rgb @ COLOUR_MATRIX.T)).save(
+            out + "/raw-coffee-" + name + ".png")
+
+
 def folder(src, dest, chroma):
     os.makedirs(dest, exist_ok=True)
     for path in sorted(glob.glob(os.path.join(src, "*_real.jpg"))):
@@ -171,5 +197,7 @@ if __name__ == "__main__":
         folder(args[1], args[2], chroma)
     elif args[:1] == ["--colour"]:
         colour(args[1], args[2])
+    elif args[:1] == ["--raw"]:
+        raw_development(args[1], args[2])
     else:
         main(*args[:2])

@@ -369,6 +369,24 @@ is_processed (const bm3d_noise_profile *profile, float fine,
          && profile->low_share[0] >= PHOTO_LOW_SHARE;
 }
 
+/* Was the image `in` of profile `profile`, whose noise reads as a
+ * camera's processed noise (is_processed ()), saved as JPEG
+ * (jpeg_lattice.c)?  JPEG's quantisation is what cleaned its flattest
+ * blocks most, which PHOTO_GAIN, PROCESSED_FLOOR and the chrominances'
+ * white level make up for.  An image never saved as JPEG, a raw
+ * development saved as PNG or TIFF, has noise as weak at its finest
+ * scale where demosaicing averaged it, and as strong in its flattest
+ * blocks as anywhere else at their brightness: the filter takes its
+ * profile as measured.  */
+static int
+was_jpeg (const bm3d_noise_profile *profile, const bm3d_image *in)
+{
+  float z = profile->has_fine ? profile->jpeg_lattice
+                              : bm3d_jpeg_lattice (in);
+
+  return z >= BM3D_JPEG_LATTICE_MIN;
+}
+
 /* Is the noise of profile `profile`, whose finest scale measures `fine`
  * with kurtosis `kurtosis`, no camera's processed noise, and read
  * stronger by the profile than by that scale?  (A white profile made
@@ -693,7 +711,8 @@ bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
                               "");
   if (is_texture_everywhere (profile, fine, kurtosis))
     return texture_only (in, job, profile, profile->channels, fine);
-  job->processed_noise = is_processed (profile, fine, kurtosis);
+  job->processed_noise = is_processed (profile, fine, kurtosis)
+                         && was_jpeg (profile, in);
   job->report->processed_noise = job->processed_noise;
   measured = profile->sigma_white > 0.01f ? profile->sigma_white : 0.01f;
   if (job->processed_noise)
@@ -739,7 +758,8 @@ bm3d_photo_sigma (const bm3d_image *in, bm3d_job *job, float *sigma,
   job->tile_base = 1.0;
   job->tile_share = 0.0;
   status = bm3d_estimate_profile_cpu (in, job, &profile);
-  if (status != BM3D_OK || ! is_processed (&profile, *sigma, kurtosis))
+  if (status != BM3D_OK || ! is_processed (&profile, *sigma, kurtosis)
+      || bm3d_jpeg_lattice (in) < BM3D_JPEG_LATTICE_MIN)
     return status;
   flat_blocks (in, &profile, &blocks);
   if (misses_fine_scale (&profile, *sigma)
@@ -882,6 +902,8 @@ check_texture (const bm3d_image *in, float fine, float kurtosis,
   profile->block_quarter_ratio = 0.0f;
   profile->block_isotropy = 0.0f;
   profile->block_small_variance = 0.0f;
+  profile->jpeg_lattice = is_processed (profile, fine, kurtosis)
+                          ? bm3d_jpeg_lattice (in) : 0.0f;
   if (needs)
     {
       profile->block_scale_ratio = m->across;
