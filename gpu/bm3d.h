@@ -161,7 +161,7 @@ typedef struct
 
 /* bm3d_noise_profile's jpeg_lattice from which an image was saved as
  * JPEG: about 4 for one never saved as JPEG (a chance of about 1e-7 to
- * read this much), tens to hundreds for a JPEG of quality 92 or less.  */
+ * read this much), tens to hundreds for a JPEG of quality up to 98.  */
 #define BM3D_JPEG_LATTICE_MIN 20.0f
 
 /* Lags either side and side of the autocovariance table.  */

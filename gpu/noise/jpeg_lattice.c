@@ -21,13 +21,15 @@
  * step q, each coefficient c of at least LATTICE_MIN_STEPS * q gives
  * the phase 2 pi c / q, and z = n |mean e^(i phase)|^2 over the n of
  * them.  Phases spread evenly give z about 1 (exponentially
- * distributed); a lattice of step q gives z close to n.  Each of the
- * ten lowest frequencies takes its largest z over q = 2 .. LATTICE_Q_MAX,
- * and the image's measure is their median: about 4 for an image never
- * saved as JPEG (the largest of 31 such values), tens to hundreds for a
- * JPEG of quality 92 or less (docs/camera-noise.md, "Noise a JPEG
- * cleaned").  A JPEG of quality 98 and more, whose steps are 1, leaves
- * no trace; it cleans nothing either.  */
+ * distributed); a lattice of step q gives z close to n.  Each frequency
+ * takes its largest z over q = 2 .. LATTICE_Q_MAX; each of three bands
+ * of ten frequencies (low, middle, high) the median of its frequencies',
+ * and the image the largest of the three: about 4 for an image never
+ * saved as JPEG, tens to hundreds for a JPEG (docs/camera-noise.md,
+ * "Noise a JPEG cleaned").  The bands are for the qualities: at 92 the
+ * low frequencies' steps are 2 and 3, at 95 to 98 they are 1 and only
+ * the higher frequencies' steps (2 to 12) leave a trace, and those are
+ * the frequencies where JPEG cleaned the noise.  */
 #include "noise/noise.h"
 
 #include <math.h>
@@ -35,11 +37,10 @@
 
 /* Blocks read on the chosen grid; when the encoder's grid is not the
  * image's own (a cropped JPEG), each of the 64 grids is tried first on
- * fewer blocks, frequencies and steps, enough for a lattice to stand
- * out from the other grids' (a twentieth of the work).  */
+ * fewer blocks and steps, enough for a lattice to stand out from the
+ * other grids'.  */
 #define LATTICE_BLOCKS        2048
 #define SEARCH_BLOCKS         128
-#define SEARCH_FREQS          4
 #define SEARCH_Q_MAX          16
 /* Blocks read side by side.  */
 #define LATTICE_RUN           64
@@ -50,12 +51,20 @@
 #define LATTICE_MIN_STEPS 1.5f
 /* Fewer coefficients than this give no z for a step.  */
 #define LATTICE_MIN_COEFS 20
-/* The frequencies read, (v, u), lowest first: the steps there are the
- * smallest and most coefficients are not 0.  */
-#define LATTICE_FREQS 10
+/* The frequencies read, (v, u): three bands of BAND_FREQS, u + v of 1
+ * to 3, 4 and 5, 7 to 10 (none above 5 in either direction, so that a
+ * block's transform needs its rows' first six coefficients).  */
+#define BANDS         3
+#define BAND_FREQS    10
+#define LATTICE_FREQS (BANDS * BAND_FREQS)
+#define DCT_ROWS      6
 static const int lattice_freq[LATTICE_FREQS][2] = {
   { 0, 1 }, { 1, 0 }, { 1, 1 }, { 0, 2 }, { 2, 0 },
-  { 1, 2 }, { 2, 1 }, { 2, 2 }, { 0, 3 }, { 3, 0 }
+  { 1, 2 }, { 2, 1 }, { 2, 2 }, { 0, 3 }, { 3, 0 },
+  { 0, 4 }, { 4, 0 }, { 1, 3 }, { 3, 1 }, { 2, 3 },
+  { 3, 2 }, { 1, 4 }, { 4, 1 }, { 0, 5 }, { 5, 0 },
+  { 3, 4 }, { 4, 3 }, { 2, 5 }, { 5, 2 }, { 4, 4 },
+  { 3, 5 }, { 5, 3 }, { 4, 5 }, { 5, 4 }, { 5, 5 }
 };
 /* The phase's cosine and sine, tabulated.  */
 #define PHASE_STEPS 256
@@ -64,7 +73,7 @@ typedef struct
 {
   float cos_of[PHASE_STEPS], sin_of[PHASE_STEPS];
   float per_step[LATTICE_Q_MAX + 1];  /* PHASE_STEPS / q             */
-  float basis[4][8];                  /* DCT-II rows 0..3, orthonormal */
+  float basis[DCT_ROWS][8];           /* DCT-II rows, orthonormal      */
 } lattice_tables;
 
 static void
@@ -79,7 +88,7 @@ lattice_tables_init (lattice_tables *t)
     }
   for (int q = 1; q <= LATTICE_Q_MAX; q++)
     t->per_step[q] = PHASE_STEPS / (float) q;
-  for (int u = 0; u < 4; u++)
+  for (int u = 0; u < DCT_ROWS; u++)
     for (int x = 0; x < 8; x++)
       t->basis[u][x] = (float) ((u ? sqrt (2.0 / 8) : sqrt (1.0 / 8))
                                 * cos (M_PI * (2 * x + 1) * u / 16.0));
@@ -97,13 +106,13 @@ jpeg_luma (const bm3d_image *in, int colour, int x, int y)
   return 0.299f * p[0] + 0.587f * p[1] + 0.114f * p[2];
 }
 
-/* The first `freqs` of lattice_freq's coefficients of the block whose
- * corner is (x0, y0) into c.  */
+/* lattice_freq's coefficients of the block whose corner is (x0, y0)
+ * into c.  */
 static void
-block_dct (const bm3d_image *in, int colour, int x0, int y0, int freqs,
+block_dct (const bm3d_image *in, int colour, int x0, int y0,
            const lattice_tables *t, float c[LATTICE_FREQS])
 {
-  float rows[8][4];
+  float rows[8][DCT_ROWS];
 
   for (int y = 0; y < 8; y++)
     {
@@ -111,7 +120,7 @@ block_dct (const bm3d_image *in, int colour, int x0, int y0, int freqs,
 
       for (int x = 0; x < 8; x++)
         v[x] = jpeg_luma (in, colour, x0 + x, y0 + y);
-      for (int u = 0; u < 4; u++)
+      for (int u = 0; u < DCT_ROWS; u++)
         {
           float s = 0.0f;
 
@@ -120,7 +129,7 @@ block_dct (const bm3d_image *in, int colour, int x0, int y0, int freqs,
           rows[y][u] = s;
         }
     }
-  for (int f = 0; f < freqs; f++)
+  for (int f = 0; f < LATTICE_FREQS; f++)
     {
       int fy = lattice_freq[f][0], fx = lattice_freq[f][1];
       float s = 0.0f;
@@ -175,21 +184,20 @@ compare_float (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* The median over the first `freqs` frequencies of their best z (steps
- * up to q_max), from up to `blocks` blocks spread evenly over the grid
- * of offset (ox, oy); `c` holds LATTICE_FREQS * LATTICE_BLOCKS floats.  */
+/* The largest over the bands of the median over a band's frequencies
+ * of their best z (steps up to q_max), from up to `blocks` blocks spread
+ * over the grid of offset (ox, oy); `c` holds LATTICE_FREQS *
+ * LATTICE_BLOCKS floats.  */
 static float
 grid_lattice (const bm3d_image *in, int colour, int ox, int oy,
-              int blocks, int freqs, int q_max, const lattice_tables *t,
-              float *c)
+              int blocks, int q_max, const lattice_tables *t, float *c)
 {
   int bx = (in->width - ox) / 8, by = (in->height - oy) / 8;
   long total = (long) bx * by;
   int n = total < blocks ? (int) total : blocks;
-  float coef[LATTICE_FREQS], z[LATTICE_FREQS];
-
   int run = bx < LATTICE_RUN ? bx : LATTICE_RUN;
   int runs = (n + run - 1) / (run > 0 ? run : 1);
+  float coef[LATTICE_FREQS], best = 0.0f;
 
   if (n < LATTICE_MIN_COEFS)
     return 0.0f;
@@ -204,16 +212,24 @@ grid_lattice (const bm3d_image *in, int colour, int ox, int oy,
 
       for (int k = 0; k < run && i < n; k++, i++)
         {
-          block_dct (in, colour, ox + 8 * (x0 + k), oy + 8 * row, freqs,
-                     t, coef);
-          for (int f = 0; f < freqs; f++)
+          block_dct (in, colour, ox + 8 * (x0 + k), oy + 8 * row, t, coef);
+          for (int f = 0; f < LATTICE_FREQS; f++)
             c[f * LATTICE_BLOCKS + i] = coef[f];
         }
     }
-  for (int f = 0; f < freqs; f++)
-    z[f] = best_step_z (c + f * LATTICE_BLOCKS, n, q_max, t);
-  qsort (z, freqs, sizeof z[0], compare_float);
-  return 0.5f * (z[(freqs - 1) / 2] + z[freqs / 2]);
+  for (int b = 0; b < BANDS; b++)
+    {
+      float z[BAND_FREQS], median;
+
+      for (int f = 0; f < BAND_FREQS; f++)
+        z[f] = best_step_z (c + (b * BAND_FREQS + f) * LATTICE_BLOCKS, n,
+                            q_max, t);
+      qsort (z, BAND_FREQS, sizeof z[0], compare_float);
+      median = 0.5f * (z[BAND_FREQS / 2 - 1] + z[BAND_FREQS / 2]);
+      if (median > best)
+        best = median;
+    }
+  return best;
 }
 
 float
@@ -229,15 +245,14 @@ bm3d_jpeg_lattice (const bm3d_image *in)
     return 0.0f;
   lattice_tables_init (&t);
   /* The encoder's grid is the image's own unless it was cropped.  */
-  z = grid_lattice (in, colour, 0, 0, LATTICE_BLOCKS, LATTICE_FREQS,
-                    LATTICE_Q_MAX, &t, c);
+  z = grid_lattice (in, colour, 0, 0, LATTICE_BLOCKS, LATTICE_Q_MAX, &t, c);
   if (z < BM3D_JPEG_LATTICE_MIN)
     {
       for (int oy = 0; oy < 8; oy++)
         for (int ox = 0; ox < 8; ox++)
           {
             float s = grid_lattice (in, colour, ox, oy, SEARCH_BLOCKS,
-                                    SEARCH_FREQS, SEARCH_Q_MAX, &t, c);
+                                    SEARCH_Q_MAX, &t, c);
 
             if (s > best)
               {
@@ -247,8 +262,8 @@ bm3d_jpeg_lattice (const bm3d_image *in)
               }
           }
       if (bx != 0 || by != 0)
-        z = grid_lattice (in, colour, bx, by, LATTICE_BLOCKS,
-                          LATTICE_FREQS, LATTICE_Q_MAX, &t, c);
+        z = grid_lattice (in, colour, bx, by, LATTICE_BLOCKS, LATTICE_Q_MAX,
+                          &t, c);
     }
   free (c);
   return z;

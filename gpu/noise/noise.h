@@ -46,10 +46,10 @@ bm3d_status bm3d_estimate_profile_job (const bm3d_image *in, bm3d_job *job,
 void        bm3d_noise_profile_tables (bm3d_job *job, float chroma_scale);
 
 /* ---- JPEG's trace: jpeg_lattice.c -------------------------------------- */
-/* How sure it is that `in` (0..255) was saved as JPEG: the median over
- * its luminance's ten lowest 8x8 DCT frequencies of the Rayleigh z of
- * their phases against the best quantiser step (jpeg_lattice.c;
- * BM3D_JPEG_LATTICE_MIN in bm3d.h).  */
+/* How sure it is that `in` (0..255) was saved as JPEG: the Rayleigh z
+ * of its luminance's 8x8 DCT coefficients' phases against the best
+ * quantiser step, the median of a band of frequencies, the largest of
+ * three bands (jpeg_lattice.c; BM3D_JPEG_LATTICE_MIN in bm3d.h).  */
 float       bm3d_jpeg_lattice (const bm3d_image *in);
 
 /* ---- noise estimation: noise_estimate.c ----------------------------- */
