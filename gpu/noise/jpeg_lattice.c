@@ -153,7 +153,12 @@ best_step_z (const float *c, int n, int q_max, const lattice_tables *t)
   for (int i = 0; i < n; i++)
     {
       float reach = fabsf (c[i]) / LATTICE_MIN_STEPS;
-      int top = reach >= (float) q_max ? q_max : (int) reach;
+      int top;
+
+      /* Under two steps, or not a number (a float image's NaN, inf).  */
+      if (!(reach >= 2.0f) || !isfinite (reach))
+        continue;
+      top = reach >= (float) q_max ? q_max : (int) reach;
 
       for (int q = 2; q <= top; q++)
         {
