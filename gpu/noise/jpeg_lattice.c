@@ -31,6 +31,7 @@
  * the higher frequencies' steps (2 to 12) leave a trace, and those are
  * the frequencies where JPEG cleaned the noise.  */
 #include "noise/noise.h"
+#include "bm3d/bm3d_tables.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -73,7 +74,7 @@ typedef struct
 {
   float cos_of[PHASE_STEPS], sin_of[PHASE_STEPS];
   float per_step[LATTICE_Q_MAX + 1];  /* PHASE_STEPS / q             */
-  float basis[DCT_ROWS][8];           /* DCT-II rows, orthonormal      */
+  bm3d_transform_2d dct;              /* JPEG's: orthonormal DCT-II    */
 } lattice_tables;
 
 static void
@@ -88,10 +89,7 @@ lattice_tables_init (lattice_tables *t)
     }
   for (int q = 1; q <= LATTICE_Q_MAX; q++)
     t->per_step[q] = PHASE_STEPS / (float) q;
-  for (int u = 0; u < DCT_ROWS; u++)
-    for (int x = 0; x < 8; x++)
-      t->basis[u][x] = (float) ((u ? sqrt (2.0 / 8) : sqrt (1.0 / 8))
-                                * cos (M_PI * (2 * x + 1) * u / 16.0));
+  bm3d_transform_2d_init (BM3D_TRANSFORM_DCT, &t->dct);
 }
 
 /* The luminance JPEG codes, of pixel (x, y) of `in`.  */
@@ -125,7 +123,7 @@ block_dct (const bm3d_image *in, int colour, int x0, int y0,
           float s = 0.0f;
 
           for (int x = 0; x < 8; x++)
-            s += t->basis[u][x] * v[x];
+            s += t->dct.fwd[u][x] * v[x];
           rows[y][u] = s;
         }
     }
@@ -135,7 +133,7 @@ block_dct (const bm3d_image *in, int colour, int x0, int y0,
       float s = 0.0f;
 
       for (int y = 0; y < 8; y++)
-        s += t->basis[fy][y] * rows[y][fx];
+        s += t->dct.fwd[fy][y] * rows[y][fx];
       c[f] = s;
     }
 }
