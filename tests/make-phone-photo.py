@@ -148,30 +148,29 @@ def main(src, out):
         out + "/phone-coffee-noisy.jpg", quality=92)
 
 
+def matrix_development(x, exposure, shot, read, seed, prefix):
+    """x (sRGB, 0..1) back through COLOUR_MATRIX to linear camera RGB,
+    under-exposed, mosaic noise, demosaiced, the matrix applied again
+    and gamma-encoded: PREFIX-clean.png and PREFIX-noisy.png."""
+    lin = np.clip(x ** 2.2 @ np.linalg.inv(COLOUR_MATRIX).T, 0, None)
+    raw = bayer(lin * exposure)
+    rng = np.random.default_rng(seed)
+    noisy = raw + rng.standard_normal(raw.shape) * np.sqrt(shot * raw + read)
+    for name, r in (("clean", raw), ("noisy", noisy)):
+        rgb = np.clip(demosaic(np.clip(r / exposure, 0, 1)), 0, 1)
+        to_image(encode(rgb @ COLOUR_MATRIX.T)).save(prefix + "-" + name + ".png")
+
+
 def colour(src, out):
     x = np.asarray(Image.open(src).convert("RGB"), dtype=np.float64) / 255
-    x = x[:256, :384]
-    lin = np.clip(x ** 2.2 @ np.linalg.inv(COLOUR_MATRIX).T, 0, None)
-    raw = bayer(lin * DIM_EXPOSURE)
-    rng = np.random.default_rng(DIM_SEED)
-    noisy = raw + rng.standard_normal(raw.shape) * np.sqrt(DIM_SHOT * raw + DIM_READ)
-    for name, r in (("clean", raw), ("noisy", noisy)):
-        rgb = np.clip(demosaic(np.clip(r / DIM_EXPOSURE, 0, 1)), 0, 1)
-        to_image(encode(rgb @ COLOUR_MATRIX.T)).save(
-            out + "/colour-brick-" + name + ".png")
+    matrix_development(x[:256, :384], DIM_EXPOSURE, DIM_SHOT, DIM_READ,
+                       DIM_SEED, out + "/colour-brick")
 
 
 def raw_development(src, out):
     x = np.asarray(Image.open(src).convert("RGB"), dtype=np.float64) / 255
-    x = x[72:328, 108:492]
-    lin = np.clip(x ** 2.2 @ np.linalg.inv(COLOUR_MATRIX).T, 0, None)
-    raw = bayer(lin * RAW_EXPOSURE)
-    rng = np.random.default_rng(RAW_SEED)
-    noisy = raw + rng.standard_normal(raw.shape) * np.sqrt(RAW_SHOT * raw + RAW_READ)
-    for name, r in (("clean", raw), ("noisy", noisy)):
-        rgb = np.clip(demosaic(np.clip(r / RAW_EXPOSURE, 0, 1)), 0, 1)
-        to_image(encode(rgb @ COLOUR_MATRIX.T)).save(
-            out + "/raw-coffee-" + name + ".png")
+    matrix_development(x[72:328, 108:492], RAW_EXPOSURE, RAW_SHOT, RAW_READ,
+                       RAW_SEED, out + "/raw-coffee")
 
 
 def folder(src, dest, chroma):
