@@ -603,15 +603,15 @@ test_clipped_blocks (void)
 
 /* ---- JPEG's trace (jpeg_lattice.c) ------------------------------------ */
 
-/* `img` as a bm3d_image, from pixel (x0, y0) on.  */
+/* view () of `img` from pixel (x0, y0) on.  */
 static bm3d_image
 image_view (const Image *img, int x0, int y0)
 {
-  bm3d_image v = { img->width - x0, img->height - y0, img->channels,
-                   img->has_alpha, (size_t) img->width * img->channels,
-                   img->data + ((size_t) y0 * img->width + x0)
-                               * img->channels };
+  bm3d_image v = view (img->data + ((size_t) y0 * img->width + x0)
+                                   * img->channels, img);
 
+  v.width -= x0;
+  v.height -= y0;
   return v;
 }
 
