@@ -73,7 +73,8 @@ EXTRA_DIST += tests/data/coffee.png tests/data/chelsea.png \
 	tests/make-dark-photo.py tests/data/phone-coffee-noisy.jpg \
 	tests/data/phone-coffee-clean.png tests/make-phone-photo.py \
 	tests/data/colour-brick-noisy.png tests/data/colour-brick-clean.png \
-	tests/data/raw-coffee-noisy.png tests/data/raw-coffee-clean.png
+	tests/data/raw-coffee-noisy.png tests/data/raw-coffee-clean.png \
+	tests/data/vng-astronaut-noisy.png tests/data/vng-astronaut-clean.png
 
 # Noise profiles: the model, the text file, the estimator on synthetic
 # correlated noise and camera mode against white mode.

@@ -36,6 +36,18 @@
 #
 #   python3 tests/make-phone-photo.py --raw tests/data/coffee.png tests/data
 #
+# With --vng it makes tests/data/vng-astronaut-noisy.png and
+# vng-astronaut-clean.png: a 384x256 corner of astronaut.png through the
+# same colour matrix, a dim shot (VNG_EXPOSURE), the mosaic and sensor
+# noise, demosaiced by OpenCV's VNG (variable number of gradients, on
+# the 8-bit mosaic), which keeps more of the noise's finest scale than
+# bilinear demosaicing; its noise follows brightness strongly, and the
+# photograph's flattest parts are bright and quiet (docs/camera-noise.md,
+# "White noise under a level function").  Needs OpenCV (python3-opencv)
+# too.
+#
+#   python3 tests/make-phone-photo.py --vng tests/data/astronaut.png tests/data
+#
 # With --folder it gives the same processing (chroma smoothed by
 # --chroma S, 0: not at all) to each NAME_real.jpg of a folder such as
 # ../shared/benchmark-sets/synthetic-phone-noise, written as
@@ -68,6 +80,8 @@ COLOUR_MATRIX = np.array([[1.6, -0.45, -0.15],
 DIM_EXPOSURE, DIM_SHOT, DIM_READ, DIM_SEED = 0.25, 0.001, 5e-6, 7
 # --raw: a bright shot's exposure and noise.
 RAW_EXPOSURE, RAW_SHOT, RAW_READ, RAW_SEED = 0.5, 0.0002, 1e-6, 11
+# --vng: a dim shot's.
+VNG_EXPOSURE, VNG_SHOT, VNG_READ, VNG_SEED = 0.1, 0.0006, 5e-6, 1
 # RGB to YCbCr (JPEG's), and back.
 YCC = np.array([[0.299, 0.587, 0.114],
                 [-0.168736, -0.331264, 0.5],
@@ -135,6 +149,13 @@ def demosaic(m):
     return out
 
 
+def vng_demosaic(m):
+    """OpenCV's VNG, on the mosaic rounded to 8 bits (all it takes)."""
+    import cv2
+    m8 = np.round(np.clip(m, 0, 1) * 255).astype(np.uint8)
+    return cv2.cvtColor(m8, cv2.COLOR_BayerBG2RGB_VNG) / 255.0
+
+
 def main(src, out):
     x = np.asarray(Image.open(src).convert("RGB"), dtype=np.float64) / 255
     x = x[72:328, 108:492]
@@ -148,7 +169,8 @@ def main(src, out):
         out + "/phone-coffee-noisy.jpg", quality=92)
 
 
-def matrix_development(x, exposure, shot, read, seed, prefix):
+def matrix_development(x, exposure, shot, read, seed, prefix,
+                       demosaic=demosaic):
     """x (sRGB, 0..1) back through COLOUR_MATRIX to linear camera RGB,
     under-exposed, mosaic noise, demosaiced, the matrix applied again
     and gamma-encoded: PREFIX-clean.png and PREFIX-noisy.png."""
@@ -171,6 +193,12 @@ def raw_development(src, out):
     x = np.asarray(Image.open(src).convert("RGB"), dtype=np.float64) / 255
     matrix_development(x[72:328, 108:492], RAW_EXPOSURE, RAW_SHOT, RAW_READ,
                        RAW_SEED, out + "/raw-coffee")
+
+
+def vng_development(src, out):
+    x = np.asarray(Image.open(src).convert("RGB"), dtype=np.float64) / 255
+    matrix_development(x[:256, :384], VNG_EXPOSURE, VNG_SHOT, VNG_READ,
+                       VNG_SEED, out + "/vng-astronaut", vng_demosaic)
 
 
 def folder(src, dest, chroma):
@@ -198,5 +226,7 @@ if __name__ == "__main__":
         colour(args[1], args[2])
     elif args[:1] == ["--raw"]:
         raw_development(args[1], args[2])
+    elif args[:1] == ["--vng"]:
+        vng_development(args[1], args[2])
     else:
         main(*args[:2])

@@ -211,7 +211,16 @@
  * 4.6, whose flattest 16x16 blocks hold texture too), the synthetic
  * phone set 2.36 to 6.5, noise blurred by [1 2 1]^2 3.8 and more.
  * Fitted between Kodak24 and the phone set at sigma 10; shown on
- * Kodak24 at sigma 25, Set12 and tests/data.  */
+ * Kodak24 at sigma 25, Set12 and tests/data.  The flattest blocks are
+ * read on the photograph as it is, at their own brightness; where the
+ * profile has a level function, the finest scale's reading it is
+ * compared with is made on the photograph as it is too (fine_as_is ()),
+ * not through the function, whose stabilised domain holds the noise of
+ * every brightness at one average level: a dim shot's noise, strong in
+ * its shadows, read 1.6 to 1.7 times that level's white noise in
+ * flattest blocks that were bright, and 2.2 to 2.5 times their own
+ * brightness's (docs/camera-noise.md, "White noise under a level
+ * function").  */
 #define FLAT_SMALL_WHITE    0.817f
 #define FLAT_WHITE_RATIO    2.0f
 
@@ -520,19 +529,30 @@ blocks_hold_texture (const bm3d_flat_blocks *m,
          : m->within >= QUARTER_TEXTURE_RATIO;
 }
 
+/* Do the flattest 16x16 blocks `m` hold no more than white noise of
+ * the finest scale's reading `fine` of the image as it is
+ * (FLAT_WHITE_RATIO above)?  */
+static int
+holds_fine_white (const bm3d_flat_blocks *m,
+                  const bm3d_noise_profile *profile, float fine)
+{
+  float s = fine_luma (profile, fine);
+
+  return m->small > 0.0f
+         && m->small < FLAT_WHITE_RATIO * FLAT_SMALL_WHITE * s * s;
+}
+
 /* Is the noise of `profile`, whose finest scale measures `fine` with
  * kurtosis `kurtosis`, read above that scale by the profile but white
- * noise of that scale's reading in the flattest 16x16 blocks `m`
- * (FLAT_WHITE_RATIO above)?  */
+ * noise of that scale's reading in the flattest 16x16 blocks `m`?  */
 static int
 is_fine_white (const bm3d_flat_blocks *m, const bm3d_noise_profile *profile,
                float fine, float kurtosis)
 {
-  float luma, s = fine_luma (profile, fine);
+  float luma;
 
   return above_fine_scale (profile, fine, kurtosis, &luma)
-         && m->small > 0.0f
-         && m->small < FLAT_WHITE_RATIO * FLAT_SMALL_WHITE * s * s;
+         && holds_fine_white (m, profile, fine);
 }
 
 /* Is the noise of `profile`, one level at every brightness (no level
@@ -567,6 +587,27 @@ fine_sigma (const bm3d_image *in, const bm3d_job *job, float *fine,
   *fine = 0.0f;
   *kurtosis = 0.0f;
   return bm3d_estimate_cpu (in, &fine_job, fine, kurtosis);
+}
+
+/* The finest scale's reading of `in` as it is into `*as_is`: `fine`,
+ * unless that was read through the profile's level function
+ * (job->read_through), whose stabilised domain holds the noise of every
+ * brightness at one level; the flattest blocks are read on the image as
+ * it is, at the brightness of its flattest parts.  */
+static bm3d_status
+fine_as_is (const bm3d_image *in, bm3d_job *job, float fine, float *as_is)
+{
+  const bm3d_vst_table *through = job->read_through;
+  float kurtosis;
+  bm3d_status status;
+
+  *as_is = fine;
+  if (!through)
+    return BM3D_OK;
+  job->read_through = NULL;
+  status = fine_sigma (in, job, as_is, &kurtosis);
+  job->read_through = through;
+  return status;
 }
 
 /* White noise of the finest scale's reading `fine` (`channels` of it)
@@ -701,9 +742,22 @@ bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
   if (blocks_hold_texture (&blocks, profile, fine, kurtosis))
     return texture_only (in, job, profile, profile->channels, fine);
   if (is_fine_white (&blocks, profile, fine, kurtosis))
-    return finest_scale_only (in, job, profile, profile->channels, fine,
-                              "white noise (the flattest parts hold no "
-                              "coarser noise)", "");
+    {
+      /* Both readings of the image as it is: the flattest blocks'
+       * noise is the brightness's there, not the level function's
+       * average.  */
+      float as_is;
+
+      if ((status = fine_as_is (in, job, fine, &as_is)) != BM3D_OK)
+        return status;
+      if (holds_fine_white (&blocks, profile, as_is))
+        {
+          job->read_through = NULL;
+          return finest_scale_only (in, job, profile, profile->channels,
+                                    as_is, "white noise (the flattest parts "
+                                    "hold no coarser noise)", "");
+        }
+    }
   if (is_white_unread (&blocks, profile, fine, kurtosis))
     return finest_scale_only (in, job, profile, profile->channels, fine,
                               "white noise (its profile reads it near its "
