@@ -225,6 +225,12 @@ typedef struct
    * flattest blocks most (the Rayleigh z of jpeg_lattice.c: about 4 for
    * an image never saved as JPEG, 20 and more for a JPEG).  */
   float  jpeg_lattice;
+  /* With has_fine, for noise whose profile has a level function and
+   * whose flattest 16x16 blocks hold white noise of the finest scale's
+   * level read through it (else 0): the finest scale's reading of the
+   * image as it is, without the function, where those blocks are read
+   * (gpu/noise/photo_noise.c, fine_as_is ()).  */
+  float  sigma_fine_as_is;
 } bm3d_noise_profile;
 
 /* What params->noise selects.  */

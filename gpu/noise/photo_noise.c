@@ -589,25 +589,43 @@ fine_sigma (const bm3d_image *in, const bm3d_job *job, float *fine,
   return bm3d_estimate_cpu (in, &fine_job, fine, kurtosis);
 }
 
-/* The finest scale's reading of `in` as it is into `*as_is`: `fine`,
- * unless that was read through the profile's level function
- * (job->read_through), whose stabilised domain holds the noise of every
- * brightness at one level; the flattest blocks are read on the image as
- * it is, at the brightness of its flattest parts.  */
+/* The finest scale's reading of `in` as it is, not through the level
+ * function job->read_through, into `*as_is`.  */
 static bm3d_status
-fine_as_is (const bm3d_image *in, bm3d_job *job, float fine, float *as_is)
+read_as_is (const bm3d_image *in, bm3d_job *job, float *as_is)
 {
   const bm3d_vst_table *through = job->read_through;
   float kurtosis;
   bm3d_status status;
 
-  *as_is = fine;
-  if (!through)
-    return BM3D_OK;
   job->read_through = NULL;
   status = fine_sigma (in, job, as_is, &kurtosis);
   job->read_through = through;
   return status;
+}
+
+/* The finest scale's reading of the image as it is into `*as_is`, for
+ * noise of `profile` whose finest scale measures `fine`: `fine`, unless
+ * that was read through the profile's level function
+ * (job->read_through), whose stabilised domain holds the noise of every
+ * brightness at one level; the flattest blocks are read on the image as
+ * it is, at the brightness of its flattest parts.  The estimate's
+ * reading of the whole photograph when the profile carries it
+ * (check_texture ()), so that every tile has one verdict; else read on
+ * `in`.  */
+static bm3d_status
+fine_as_is (const bm3d_image *in, bm3d_job *job,
+            const bm3d_noise_profile *profile, float fine, float *as_is)
+{
+  *as_is = fine;
+  if (!job->read_through)
+    return BM3D_OK;
+  if (profile->has_fine)
+    {
+      *as_is = profile->sigma_fine_as_is;
+      return BM3D_OK;
+    }
+  return read_as_is (in, job, as_is);
 }
 
 /* White noise of the finest scale's reading `fine` (`channels` of it)
@@ -748,7 +766,7 @@ bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
        * average.  */
       float as_is;
 
-      if ((status = fine_as_is (in, job, fine, &as_is)) != BM3D_OK)
+      if ((status = fine_as_is (in, job, profile, fine, &as_is)) != BM3D_OK)
         return status;
       if (holds_fine_white (&blocks, profile, as_is))
         {
@@ -938,7 +956,9 @@ fine_reading_finish (fine_reading *r, bm3d_job *job, float *fine,
  * reading (has_fine, sigma_fine: the gain takes it, in this call and in
  * those the profile is given to); texture gives way to white noise of
  * the finest scale's reading of `in` as it is (the report then says it
- * as it says unmeasured noise).  */
+ * as it says unmeasured noise).  Where the flattest blocks would read
+ * as white noise under a level function, the finest scale is read on
+ * `in` as it is too, for the verdict (fine_as_is ()).  */
 static bm3d_status
 check_texture (const bm3d_image *in, float fine, float kurtosis,
                const bm3d_flat_blocks *m, bm3d_job *job,
@@ -956,6 +976,7 @@ check_texture (const bm3d_image *in, float fine, float kurtosis,
   profile->block_quarter_ratio = 0.0f;
   profile->block_isotropy = 0.0f;
   profile->block_small_variance = 0.0f;
+  profile->sigma_fine_as_is = 0.0f;
   profile->jpeg_lattice = is_processed (profile, fine, kurtosis)
                           ? bm3d_jpeg_lattice (in) : 0.0f;
   if (needs)
@@ -965,6 +986,8 @@ check_texture (const bm3d_image *in, float fine, float kurtosis,
       profile->block_isotropy = m->isotropy;
       profile->block_small_variance = m->small;
     }
+  if (job->read_through && is_fine_white (m, profile, fine, kurtosis))
+    return read_as_is (in, job, &profile->sigma_fine_as_is);
   return BM3D_OK;
 }
 
