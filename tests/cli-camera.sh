@@ -164,6 +164,19 @@ else
   skip "a phone photo after its noise reduction" "built without JPEG support"
 fi
 
+# pair_gains WHAT NAME DB: camera mode (--verbose, its messages in
+# $work/run.err) on tests/data/NAME-noisy.png gains at least DB dB
+# against NAME-clean.png.
+pair_gains ()
+{
+  before=$(psnr "$data/$2-clean.png" "$data/$2-noisy.png")
+  run "$cmd" --noise camera --verbose --threads 2 "$data/$2-noisy.png" \
+    "$o/$2.png"
+  after=$(psnr "$data/$2-clean.png" "$o/$2.png")
+  check "$1: camera mode $before -> $after dB (at least $3 dB better)" \
+    is_above "$after" "$(awk -v b="$before" -v g="$3" 'BEGIN { print b + g }')"
+}
+
 # ---- colour noise under texture ----------------------------------------
 # tests/data/colour-brick-*.png (tests/make-phone-photo.py --colour): a
 # dim shot's mosaic noise through a camera's colour matrix, no noise
@@ -172,13 +185,7 @@ fi
 # blocks read as texture, and the photo came back as it was (28.32 ->
 # 28.32 dB at 008373c).  The chrominance keeps the level the profile
 # measured (photo_noise.c, texture_only ()), and the notice says so.
-colour=$data/colour-brick-noisy.png
-truth=$data/colour-brick-clean.png
-before=$(psnr "$truth" "$colour")
-run "$cmd" --noise camera --threads 2 "$colour" "$o/colour.png"
-after=$(psnr "$truth" "$o/colour.png")
-check "colour noise under texture: camera mode $before -> $after dB (at least 2 dB better)" \
-  is_above "$after" "$(awk -v b="$before" 'BEGIN { print b + 2 }')"
+pair_gains "colour noise under texture" colour-brick 2
 check "colour noise under texture: the command says it kept the colour noise it measured" \
   grep -q 'flattest parts hold texture.*its colour noise as measured, chroma [0-9.]*' "$work/run.err"
 
@@ -190,13 +197,7 @@ check "colour noise under texture: the command says it kept the colour noise it 
 # (raised twice over for the flattest blocks JPEG cleans): 32.32 ->
 # 30.50 dB, below its input, at d415753.  No JPEG trace, so the level as
 # measured (photo_noise.c, was_jpeg ()).
-raw=$data/raw-coffee-noisy.png
-truth=$data/raw-coffee-clean.png
-before=$(psnr "$truth" "$raw")
-run "$cmd" --noise camera --verbose --threads 2 "$raw" "$o/raw.png"
-after=$(psnr "$truth" "$o/raw.png")
-check "raw development saved as PNG: camera mode $before -> $after dB (at least 2 dB better)" \
-  is_above "$after" "$(awk -v b="$before" 'BEGIN { print b + 2 }')"
+pair_gains "raw development saved as PNG" raw-coffee 2
 check "raw development saved as PNG: the command says it found no JPEG quantisation" \
   grep -q "JPEG's quantisation not found" "$work/run.err"
 
@@ -209,13 +210,7 @@ check "raw development saved as PNG: the command says it found no JPEG quantisat
 # noise of that reading: 23.74 -> 25.23 dB at d5f9e9b (the best single
 # white sigma 27.71).  Both readings of the photo as it is now
 # (photo_noise.c, fine_as_is ()): the profile as measured.
-vng=$data/vng-astronaut-noisy.png
-truth=$data/vng-astronaut-clean.png
-before=$(psnr "$truth" "$vng")
-run "$cmd" --noise camera --verbose --threads 2 "$vng" "$o/vng.png"
-after=$(psnr "$truth" "$o/vng.png")
-check "white noise under a level function: camera mode $before -> $after dB (at least 3 dB better)" \
-  is_above "$after" "$(awk -v b="$before" 'BEGIN { print b + 3 }')"
+pair_gains "white noise under a level function" vng-astronaut 3
 if [ "$rc" -eq 0 ] && ! grep -q 'flattest parts hold no coarser noise' "$work/run.err"; then
   ok "white noise under a level function: not filtered as white noise of its finest scale"
 else
