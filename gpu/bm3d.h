@@ -288,7 +288,8 @@ typedef struct
    * strength).  A photograph's processed noise (`in` shows
    * next to none at the finest scale and the profile is coarse: a third
    * and more of its luma power below 0.25 cycles/pixel) is filtered at
-   * twice the measured level (at most 30), the luminance keeping its
+   * up to twice the measured level (at most 30; twice where its finest
+   * scale is as sparse as JPEG leaves it), the luminance keeping its
    * profile's shape with every
    * variance at least half the largest, the chrominances white: the
    * estimate measures the flattest blocks, which a camera's noise

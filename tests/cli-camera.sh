@@ -301,7 +301,10 @@ check "weak grain: the command says what it removed and that it kept the rest" \
 # JPEG leaves its finest scale sparse), its flattest blocks the mortar's
 # lines: their gradients have a direction, which noise has not, and the
 # level is lowered by it (photo_noise.c, unoriented_scale ()).  Without
-# that, 39.44 dB against the JPEG (761269b); with it, 41.41.
+# that, 39.44 dB against the JPEG (761269b); with it, 41.41.  Its finest
+# scale is barely sparse (kurtosis 3.53: the JPEG cleaned next to none
+# of its flattest blocks), and the gain for processed noise follows
+# that (processed_gain ()): 42.08.
 if "$cmd" --version | grep -q '^JPEG support: yes'; then
   "$cmd" --convert --quality 92 "$data/brick.png" "$o/brick.jpg"
   run "$cmd" --noise camera --verbose --threads 2 "$o/brick.jpg" \
@@ -311,10 +314,10 @@ if "$cmd" --version | grep -q '^JPEG support: yes'; then
   kept=$(psnr "$o/brick.jpg" "$o/brick-camera.png")
   tests_run=$((tests_run + 1))
   if [ "$rc" -eq 0 ] && [ -n "$share" ] && ! is_above "$share" 0.35 \
-     && is_above "$kept" 40.5; then
-    echo "ok $tests_run - brick.png as JPEG 92: its flattest blocks $share unoriented (under 0.35), camera mode $kept dB against the JPEG (at least 40.5)"
+     && is_above "$kept" 41.8; then
+    echo "ok $tests_run - brick.png as JPEG 92: its flattest blocks $share unoriented (under 0.35), camera mode $kept dB against the JPEG (at least 41.8)"
   else
-    echo "not ok $tests_run - brick.png as JPEG 92: its flattest blocks '$share' unoriented (under 0.35), camera mode $kept dB against the JPEG (at least 40.5)"
+    echo "not ok $tests_run - brick.png as JPEG 92: its flattest blocks '$share' unoriented (under 0.35), camera mode $kept dB against the JPEG (at least 41.8)"
     sed 's/^/#   /' "$work/run.err"
   fi
 else

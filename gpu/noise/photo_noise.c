@@ -37,11 +37,28 @@
  * measures the flattest blocks, which a camera's noise reduction and
  * JPEG cleaned most: over the whole frame the noise is larger, rising
  * with the local texture (docs/camera-noise.md).  The level BM3D is
- * given is the measured one times PHOTO_GAIN, a ratio fitted on a
+ * given is the measured one times PHOTO_GAIN (at most: the gain follows
+ * the finest scale's sparsity, below), a ratio fitted on a
  * quarter of the shared PolyU photographs and checked on the rest and
  * on the synthetic phone set (docs/camera-noise.md): it scales with
  * the measurement, pulling no photograph towards a typical level.  */
 #define PHOTO_GAIN      2.0f
+/* How much JPEG and a noise reduction cleaned the flattest blocks is
+ * read in their finest scale: what they leave there is sparse, most
+ * coefficients rounded to 0 (its kurtosis, FINE_SPARSE_MIN below),
+ * and the sparser, the more of the noise the flattest blocks lost.
+ * Noise as Gaussian there as a sensor left it (FINE_SPARSE_MIN) lost
+ * none: the profile reads it as it is, and the gain is 1, as for noise
+ * no processing touched; from there it rises with the kurtosis to
+ * PHOTO_GAIN at PHOTO_SPARSE_FULL and more, so that it no longer
+ * jumps from 1 to 2 at FINE_SPARSE_MIN.  A photograph of texture as
+ * fine as its noise (PolyU's toy_12, plush fur) holds more of both in
+ * its flattest blocks, which JPEG's rounding leaves less sparse (4.4).
+ * Fitted on the quarter of the shared PolyU photographs PHOTO_GAIN was
+ * fitted on (4.5, 5.5, 7, 9 tried); shown on the other 37 and on the
+ * synthetic phone set (docs/camera-noise.md, "The gain follows the
+ * finest scale's sparsity").  */
+#define PHOTO_SPARSE_FULL 5.5f
 
 /* Texture taken for noise.  The profile is measured in the flattest
  * 32x32 blocks; the finest scale's reading (noise_estimate.c) in the
@@ -349,14 +366,28 @@ unoriented_scale (float isotropy)
   return fmaxf (sqrtf (r), ISOTROPY_SCALE_MIN);
 }
 
-/* The white RGB sigma BM3D is given for processed noise whose profile
- * measures `measured` (its sigma_white), in flattest blocks whose
- * unoriented share is `isotropy`: the oriented share is taken from
- * what is left under the cap, itself set for texture taken for noise.  */
+/* The gain for processed noise whose finest scale's band has kurtosis
+ * `kurtosis` (PHOTO_SPARSE_FULL above): 1 at FINE_SPARSE_MIN, PHOTO_GAIN
+ * at PHOTO_SPARSE_FULL and more, linear between.  */
 static float
-processed_sigma (float measured, float isotropy)
+processed_gain (float kurtosis)
 {
-  float s = PHOTO_GAIN * measured;
+  float t = (kurtosis - FINE_SPARSE_MIN)
+            / (PHOTO_SPARSE_FULL - FINE_SPARSE_MIN);
+
+  t = fminf (fmaxf (t, 0.0f), 1.0f);
+  return 1.0f + (PHOTO_GAIN - 1.0f) * t;
+}
+
+/* The white RGB sigma BM3D is given for processed noise whose profile
+ * measures `measured` (its sigma_white), whose finest scale has
+ * kurtosis `kurtosis`, in flattest blocks whose unoriented share is
+ * `isotropy`: the oriented share is taken from what is left under the
+ * cap, itself set for texture taken for noise.  */
+static float
+processed_sigma (float measured, float kurtosis, float isotropy)
+{
+  float s = processed_gain (kurtosis) * measured;
 
   return fminf (s, PHOTO_SIGMA_MAX) * unoriented_scale (isotropy);
 }
@@ -788,7 +819,8 @@ bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
   job->report->processed_noise = job->processed_noise;
   measured = profile->sigma_white > 0.01f ? profile->sigma_white : 0.01f;
   if (job->processed_noise)
-    job->photo_gain = processed_sigma (measured, blocks.isotropy) / measured;
+    job->photo_gain = processed_sigma (measured, kurtosis, blocks.isotropy)
+                      / measured;
   else
     job->photo_gain = unoriented_scale (blocks.isotropy);
   return BM3D_OK;
@@ -840,7 +872,8 @@ bm3d_photo_sigma (const bm3d_image *in, bm3d_job *job, float *sigma,
   if (! blocks_hold_texture (&blocks, &profile, *sigma, kurtosis))
     {
       job->report->processed_noise = 1;
-      *sigma = processed_sigma (profile.sigma_white, blocks.isotropy);
+      *sigma = processed_sigma (profile.sigma_white, kurtosis,
+                                blocks.isotropy);
     }
   return status;
 }
