@@ -56,7 +56,8 @@
  * shared PolyU photographs); a clean photograph saved as JPEG, whose
  * flattest blocks hold texture that JPEG kept, 3.4 to 4.1 (Kodak24 at
  * quality 92, kodim18 4.85).  Fitted on the quarter of the shared PolyU
- * photographs PHOTO_GAIN was fitted on (4.5, 5.5, 7, 9 tried); shown on
+ * photographs PHOTO_GAIN was fitted on (4.5, 5.5, 7, 9 tried, with
+ * processed_sigma ()'s colour test); shown on
  * the other 37, Kodak24 saved as JPEG and probes of a phone's
  * processing (docs/camera-noise.md, "The gain follows the finest
  * scale's sparsity").  */
@@ -338,6 +339,19 @@ misses_fine_scale (const bm3d_noise_profile *profile, float fine)
          && predicted > measured + TEXTURE_EXCESS;
 }
 
+/* Does `profile` hold colour noise: chroma of NOISE_CHROMA_SHARE of
+ * its luma or more (a gray profile holds none)?  */
+static int
+holds_colour_noise (const bm3d_noise_profile *profile)
+{
+  float luma, chroma;
+
+  if (profile->channels != 3)
+    return 0;
+  bm3d_noise_profile_levels (profile, &luma, &chroma);
+  return chroma >= NOISE_CHROMA_SHARE * luma;
+}
+
 /* Is `profile`, whose finest scale's band has kurtosis `kurtosis` and
  * whose flattest blocks read `m`, noise that a noise reduction took
  * from the finest scale (NOISE_CHROMA_SHARE above) rather than
@@ -346,14 +360,9 @@ static int
 is_reduced_noise (const bm3d_noise_profile *profile, float kurtosis,
                   const bm3d_flat_blocks *m)
 {
-  float luma, chroma;
-
-  if (profile->channels != 3)
-    return 0;
-  bm3d_noise_profile_levels (profile, &luma, &chroma);
   return kurtosis >= FINE_SPARSE_MIN
          && m->across > 0.0f && m->across < BLOCK_TEXTURE_RATIO
-         && chroma >= NOISE_CHROMA_SHARE * luma;
+         && holds_colour_noise (profile);
 }
 
 /* The share of a noise level kept for flattest blocks whose
@@ -381,16 +390,29 @@ processed_gain (float kurtosis)
   return 1.0f + (PHOTO_GAIN - 1.0f) * t;
 }
 
-/* The white RGB sigma BM3D is given for processed noise whose profile
- * measures `measured` (its sigma_white), whose finest scale has
- * kurtosis `kurtosis`, in flattest blocks whose unoriented share is
- * `isotropy`: the oriented share is taken from what is left under the
- * cap, itself set for texture taken for noise.  */
+/* The white RGB sigma BM3D is given for processed noise of `profile`,
+ * whose finest scale has kurtosis `kurtosis`, in flattest blocks whose
+ * unoriented share is `isotropy`.  A measured level (sigma_white) over
+ * what the flattest blocks of fully processed noise hold under the cap
+ * (PHOTO_SIGMA_MAX / PHOTO_GAIN) is strong noise, or texture those
+ * blocks hold; the colour tells them apart.  A sensor's noise is born
+ * in colour, and strong noise keeps colour noise after a phone's chroma
+ * smoothing (NOISE_CHROMA_SHARE): its level goes to the gain whole, up
+ * to the cap.  Without it the excess is the luminance's texture (fur,
+ * the detail a clean photograph's JPEG kept): the level is held at that
+ * share of the cap first, and the gain, which follows the finest
+ * scale's sparsity, scales what is held.  The oriented share is taken
+ * from the result.  */
 static float
-processed_sigma (float measured, float kurtosis, float isotropy)
+processed_sigma (const bm3d_noise_profile *profile, float kurtosis,
+                 float isotropy)
 {
-  float s = processed_gain (kurtosis) * measured;
+  float measured = profile->sigma_white;
+  float s;
 
+  if (! holds_colour_noise (profile))
+    measured = fminf (measured, PHOTO_SIGMA_MAX / PHOTO_GAIN);
+  s = processed_gain (kurtosis) * measured;
   return fminf (s, PHOTO_SIGMA_MAX) * unoriented_scale (isotropy);
 }
 
@@ -734,10 +756,8 @@ texture_only (const bm3d_image *in, bm3d_job *job,
   bm3d_status status = finest_scale_only (in, job, profile, channels, fine,
                                           texture_lead, "");
 
-  if (status != BM3D_OK || measured.channels != 3 || profile->channels != 3)
-    return status;
-  bm3d_noise_profile_levels (&measured, &luma, &chroma);
-  if (!(chroma >= NOISE_CHROMA_SHARE * luma))
+  if (status != BM3D_OK || profile->channels != 3
+      || ! holds_colour_noise (&measured))
     return status;
   for (int c = 1; c < 3; c++)
     if (measured.sigma[c] > profile->sigma[c])
@@ -821,7 +841,7 @@ bm3d_photo_gain (const bm3d_image *in, bm3d_job *job)
   job->report->processed_noise = job->processed_noise;
   measured = profile->sigma_white > 0.01f ? profile->sigma_white : 0.01f;
   if (job->processed_noise)
-    job->photo_gain = processed_sigma (measured, kurtosis, blocks.isotropy)
+    job->photo_gain = processed_sigma (profile, kurtosis, blocks.isotropy)
                       / measured;
   else
     job->photo_gain = unoriented_scale (blocks.isotropy);
@@ -874,8 +894,7 @@ bm3d_photo_sigma (const bm3d_image *in, bm3d_job *job, float *sigma,
   if (! blocks_hold_texture (&blocks, &profile, *sigma, kurtosis))
     {
       job->report->processed_noise = 1;
-      *sigma = processed_sigma (profile.sigma_white, kurtosis,
-                                blocks.isotropy);
+      *sigma = processed_sigma (&profile, kurtosis, blocks.isotropy);
     }
   return status;
 }
