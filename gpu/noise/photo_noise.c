@@ -60,7 +60,7 @@
  * processed_sigma ()'s colour test); shown on
  * the other 37, Kodak24 saved as JPEG and probes of a phone's
  * processing (docs/camera-noise.md, "The gain follows the finest
- * scale's sparsity").  */
+ * scale's sparsity, texture held under the cap").  */
 #define PHOTO_SPARSE_FULL 5.5f
 
 /* Texture taken for noise.  The profile is measured in the flattest
