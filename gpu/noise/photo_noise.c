@@ -714,14 +714,13 @@ finest_scale_only (const bm3d_image *in, bm3d_job *job,
                    bm3d_noise_profile *profile, int channels, float fine,
                    const char *lead, const char *tail)
 {
-  float kurtosis;
   bm3d_status status;
 
   if (job->read_through)
     {
-      job->read_through = NULL;
-      if ((status = fine_sigma (in, job, &fine, &kurtosis)) != BM3D_OK)
+      if ((status = read_as_is (in, job, &fine)) != BM3D_OK)
         return status;
+      job->read_through = NULL;
     }
   white_profile (job, profile, channels, fine, lead, tail);
   return BM3D_OK;
