@@ -91,6 +91,10 @@ struct bm3d_job
    * else 1.  */
   float                 photo_gain;
   int                   processed_noise;
+  /* Processed noise's luminance: each coefficient's variance at least
+   * this share of the largest (photo_noise.c's PROCESSED_FLOOR, as
+   * much as the processing took); 0 for any other noise.  */
+  float                 processed_floor;
   float                 var_hard[BM3D_MAX_CHANNELS][BM3D_PATCH_AREA];
   float                 var_wiener[BM3D_MAX_CHANNELS][BM3D_PATCH_AREA];
   /* The profile a profile job uses, its derived values filled: a copy
