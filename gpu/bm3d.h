@@ -290,11 +290,12 @@ typedef struct
    * and more of its luma power below 0.25 cycles/pixel) is filtered at
    * up to twice the measured level (at most 30; twice where its finest
    * scale is as sparse as JPEG leaves it), the luminance keeping its
-   * profile's shape with every
-   * variance at least half the largest, the chrominances white: the
-   * estimate measures the flattest blocks, which a camera's noise
-   * reduction cleaned most, and the noise grows with the texture
-   * (gpu/noise/photo_noise.c, processed_sigma; docs/camera-noise.md).
+   * profile's shape with every variance at least half the largest (with
+   * no colour noise in the profile, less as that scale is less sparse),
+   * the chrominances white: the estimate measures the flattest blocks,
+   * which a camera's noise reduction cleaned most, and the noise grows
+   * with the texture (gpu/noise/photo_noise.c, processed_sigma,
+   * processed_floor_share; docs/camera-noise.md).
    * A profile with a noise level function is filtered in its
    * variance-stabilised domain (see "the noise model").  */
   bm3d_noise_kind               noise;

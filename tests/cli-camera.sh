@@ -520,7 +520,8 @@ if [ -d "$polyu" ]; then
   # holds under the cap, with next to no colour noise (chroma 0.23 of
   # the luma): the excess is texture, held at the cap's share before
   # the gain (photo_noise.c, processed_sigma ()).  35.35 dB at eb2bb0f,
-  # below its input's 35.51; now 36.08.
+  # below its input's 35.51; 36.08 at 539c251, 36.64 with the floor
+  # following the finest scale's sparsity (d0022f4).
   photo=Canon5D2_5_200_3200_toy_12
   run "$cmd" --noise camera --threads 2 "$polyu/${photo}_real.JPG" \
     "$o/$photo.png"
