@@ -407,11 +407,12 @@ unoriented_scale (float isotropy)
 
 /* How much of processed noise whose finest scale's band has kurtosis
  * `kurtosis` the processing took, as a share: 0 at FINE_SPARSE_MIN,
- * 1 at `full` and more, linear between.  */
+ * 1 at PHOTO_SPARSE_FULL and more, linear between.  */
 static float
-sparse_share (float kurtosis, float full)
+sparse_share (float kurtosis)
 {
-  float t = (kurtosis - FINE_SPARSE_MIN) / (full - FINE_SPARSE_MIN);
+  float t = (kurtosis - FINE_SPARSE_MIN)
+            / (PHOTO_SPARSE_FULL - FINE_SPARSE_MIN);
 
   return fminf (fmaxf (t, 0.0f), 1.0f);
 }
@@ -422,8 +423,7 @@ sparse_share (float kurtosis, float full)
 static float
 processed_gain (float kurtosis)
 {
-  return 1.0f + (PHOTO_GAIN - 1.0f)
-                * sparse_share (kurtosis, PHOTO_SPARSE_FULL);
+  return 1.0f + (PHOTO_GAIN - 1.0f) * sparse_share (kurtosis);
 }
 
 /* The white RGB sigma BM3D is given for processed noise of `profile`,
@@ -461,7 +461,7 @@ processed_floor_share (const bm3d_noise_profile *profile, float kurtosis)
 {
   if (holds_colour_noise (profile))
     return PROCESSED_FLOOR;
-  return PROCESSED_FLOOR * sparse_share (kurtosis, PHOTO_SPARSE_FULL);
+  return PROCESSED_FLOOR * sparse_share (kurtosis);
 }
 
 /* Is noise of profile `profile`, whose finest scale measures `fine`
