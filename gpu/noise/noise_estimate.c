@@ -877,6 +877,248 @@ read_squeezed (est_pool *pool, const est_planes *pl, uint32_t patches,
   return s;
 }
 
+/* ---- the estimate's buffers ------------------------------------------ */
+
+/* Everything bm3d_estimate_cpu () works in, sized by the regions' plan:
+ * per pixel of the regions (the luminance, and for colour the least and
+ * greatest channel and the channels themselves), per patch, and per
+ * block of the pool's prefix sums.  */
+typedef struct
+{
+  est_region *regions;
+  size_t     *clipped;       /* values at a clipping level, per region */
+  int         n_regions;
+  int         rows;          /* patch rows of all regions              */
+  uint32_t    patches;
+  size_t      pixels;        /* of all regions                         */
+  int         colour;
+  float      *luma, *darkest, *brightest, *values, *channel[3];
+  float      *texture, *margin, *clip, *weight, *band;
+  uint64_t   *keys, *scratch;
+  double     *prefix;
+} est_buffers;
+
+static size_t
+regions_bytes (const est_buffers *b)
+{
+  return (size_t) b->n_regions * (sizeof *b->regions + sizeof *b->clipped);
+}
+
+static size_t
+band_bytes (const est_buffers *b)
+{
+  return (size_t) b->patches * EST_HIGH_COUNT * sizeof (float);
+}
+
+static size_t
+prefix_bytes (const est_buffers *b)
+{
+  return ((size_t) b->patches / EST_BLOCK + 1) * EST_HIGH_COUNT
+         * sizeof (double);
+}
+
+static size_t
+colour_bytes (const est_buffers *b)
+{
+  return b->colour ? b->pixels * sizeof (float) : 0;
+}
+
+/* The regions of a `width` x `height` image and where each one's pixels
+ * and patches go.  Returns 0 when out of memory.  */
+static int
+plan_buffers (bm3d_job *job, int width, int height, est_buffers *b)
+{
+  b->n_regions = plan_regions (width, height, NULL);
+  if (!(b->regions = bm3d_alloc (job, regions_bytes (b))))
+    return 0;
+  b->clipped = (size_t *) (b->regions + b->n_regions);
+  plan_regions (width, height, b->regions);
+  for (int r = 0; r < b->n_regions; r++)
+    {
+      est_region *g = &b->regions[r];
+
+      g->patches_x = (g->width - EST_PATCH) / EST_STEP + 1;
+      g->patches_y = (g->height - EST_PATCH) / EST_STEP + 1;
+      g->luma_offset = b->pixels;
+      g->patch_offset = b->patches;
+      b->pixels += (size_t) g->width * g->height;
+      b->patches += (uint32_t) g->patches_x * g->patches_y;
+      b->rows += g->patches_y;
+    }
+  return 1;
+}
+
+/* Returns 0 when out of memory (what was taken is freed by
+ * free_buffers ()).  */
+static int
+alloc_buffers (bm3d_job *job, est_buffers *b)
+{
+  size_t per_patch = (size_t) b->patches * sizeof (float);
+  size_t per_key = (size_t) b->patches * sizeof (uint64_t);
+
+  b->luma = bm3d_alloc (job, b->pixels * sizeof (float));
+  if (b->colour)
+    {
+      b->darkest = bm3d_alloc (job, colour_bytes (b));
+      b->brightest = bm3d_alloc (job, colour_bytes (b));
+      if ((b->values = bm3d_alloc (job, 3 * colour_bytes (b))))
+        for (int c = 0; c < 3; c++)
+          b->channel[c] = b->values + c * b->pixels;
+    }
+  b->texture = bm3d_alloc (job, per_patch);
+  b->margin = bm3d_alloc (job, per_patch);
+  b->clip = bm3d_alloc (job, 6 * per_patch);
+  b->weight = bm3d_alloc (job, per_patch);
+  b->band = bm3d_alloc (job, band_bytes (b));
+  b->keys = bm3d_alloc (job, per_key);
+  b->scratch = bm3d_alloc (job, per_key);
+  b->prefix = bm3d_alloc (job, prefix_bytes (b));
+  return b->luma
+         && (!b->colour || (b->darkest && b->brightest && b->values))
+         && b->texture && b->margin && b->clip && b->weight && b->band
+         && b->keys && b->scratch && b->prefix;
+}
+
+static void
+free_buffers (bm3d_job *job, est_buffers *b)
+{
+  size_t per_patch = (size_t) b->patches * sizeof (float);
+  size_t per_key = (size_t) b->patches * sizeof (uint64_t);
+
+  bm3d_free (job, b->prefix, prefix_bytes (b));
+  bm3d_free (job, b->scratch, per_key);
+  bm3d_free (job, b->keys, per_key);
+  bm3d_free (job, b->band, band_bytes (b));
+  bm3d_free (job, b->weight, per_patch);
+  bm3d_free (job, b->clip, 6 * per_patch);
+  bm3d_free (job, b->margin, per_patch);
+  bm3d_free (job, b->texture, per_patch);
+  bm3d_free (job, b->values, 3 * colour_bytes (b));
+  bm3d_free (job, b->brightest, colour_bytes (b));
+  bm3d_free (job, b->darkest, colour_bytes (b));
+  bm3d_free (job, b->luma, b->pixels * sizeof (float));
+  bm3d_free (job, b->regions, regions_bytes (b));
+}
+
+/* ---- extract_all, transform_all -------------------------------------- */
+
+/* Every row of every region into the luminance (and for colour the least
+ * and greatest channel).  Returns how many values are at a clipping
+ * level.  */
+static size_t
+extract_all (const bm3d_image *in, const bm3d_vst_table *through,
+             est_buffers *b, int threads)
+{
+  size_t total = 0;
+
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads)
+#endif
+  for (int r = 0; r < b->n_regions; r++)
+    {
+      const est_region *g = &b->regions[r];
+
+      b->clipped[r] = 0;
+      for (int y = 0; y < g->height; y++)
+        {
+          size_t o = g->luma_offset + (size_t) y * g->width;
+
+          b->clipped[r] += extract_luminance (
+              in, through, g, y, b->luma + o,
+              b->colour ? b->darkest + o : NULL,
+              b->colour ? b->brightest + o : NULL);
+        }
+    }
+  for (int r = 0; r < b->n_regions; r++)
+    total += b->clipped[r];
+  (void) threads;
+  return total;
+}
+
+/* The planes every patch is read from and written to; the clipping
+ * planes only when `clipping`, as nothing else reads them.  */
+static void
+plan_planes (est_buffers *b, int clipping, est_planes *pl)
+{
+  pl->luma = b->luma;
+  if (clipping)
+    {
+      pl->darkest = b->colour ? b->darkest : b->luma;
+      pl->brightest = b->colour ? b->brightest : b->luma;
+      pl->planes = b->colour ? 3 : 1;
+      for (int c = 0; c < pl->planes; c++)
+        pl->channel[c] = b->colour ? b->channel[c] : b->luma;
+    }
+  pl->clip = b->clip;
+  pl->texture = b->texture;
+  pl->band = b->band;
+  pl->margin = b->margin;
+}
+
+/* Each patch on its own, in parallel by patch rows of all regions.  */
+static void
+transform_all (const est_buffers *b, const est_planes *pl, int threads)
+{
+  est_dct dct;
+
+  est_dct_init (&dct);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads)
+#endif
+  for (int k = 0; k < b->rows; k++)
+    {
+      int py;
+      const est_region *g = patch_row_region (b->regions, k, &py);
+
+      transform_patch_row (g, py, &dct, pl);
+    }
+  (void) threads;
+}
+
+/* ---- read_clipped ----------------------------------------------------- */
+
+/* Clipped values (more than one in a thousand): read twice, and the
+ * higher reading kept, as each reads low for a reason of its own.
+ * Apart: without the patches near the clipping levels; where most of
+ * the picture is near them, the few patches left read low (the order
+ * statistic above, over a small sample).  Squeezed: every patch, its
+ * noise scaled back by what clipping took from it; where noise follows
+ * brightness, the dark patches it keeps hold less of it.  `s` and `k`
+ * are the reading of every patch, and are replaced by the one kept.  */
+static void
+read_clipped (const bm3d_image *in, const bm3d_vst_table *through,
+              est_buffers *b, est_planes *pl, est_pool *pool, double gain,
+              int threads, double *s, double *k)
+{
+  uint32_t all = pool->count;
+  uint32_t least = all < EST_KEEP_MIN ? all : EST_KEEP_MIN;
+  int loosened = 0;
+  double s_apart, s_squeezed = 0.0;
+
+  /* Every patch in texture order, kept in `scratch` for read_apart to
+   * filter (it sorts nothing; read_squeezed sorts anew).  */
+  memcpy (b->scratch, b->keys, (size_t) all * sizeof *b->keys);
+  s_apart = read_apart (pool, pl, b->scratch, all, least, *s, gain, b->keys,
+                        k, &loosened);
+
+  /* Clipping only lowers what is read: the squeezed reading starts from
+   * the higher one so far.  */
+  if (loosened || pool->count < EST_APART_SHARE * all)
+    {
+      clip_stats (in, through, b->regions, b->n_regions, b->rows, b->channel,
+                  pl, threads);
+      s_squeezed = read_squeezed (pool, pl, b->patches, least,
+                                  *s > s_apart ? *s : s_apart, gain, threads,
+                                  b->weight, b->keys, b->scratch);
+    }
+  *s = s_apart;
+  if (s_squeezed > s_apart)
+    {
+      *s = s_squeezed;
+      *k = band_kurtosis (pool);
+    }
+}
+
 /* ---- bm3d_estimate_cpu ----------------------------------------------- */
 
 bm3d_status
@@ -885,20 +1127,11 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma,
 {
   int colour = in->channels - (in->has_alpha ? 1 : 0) == 3;
   double gain = colour ? bm3d_colour_noise_gain[0] : 1.0;
-  est_dct dct;
-  est_region *regions = NULL;
+  est_buffers b = { .colour = colour };
   est_planes pl = { 0 };
-  float *luma = NULL, *darkest = NULL, *brightest = NULL, *values = NULL;
-  float *texture = NULL, *band = NULL, *margin = NULL, *clip = NULL;
-  float *weight = NULL, *channel[3] = { NULL, NULL, NULL };
-  uint64_t *keys = NULL, *scratch = NULL;
-  size_t *clipped = NULL;
-  size_t luma_count = 0, regions_bytes = 0, band_bytes = 0;
-  size_t prefix_bytes = 0, colour_bytes = 0, clipped_total = 0;
-  uint32_t patches = 0;
-  int n_regions, rows = 0, clipping, threads;
-  bm3d_status status = BM3D_OK;
   est_pool pool = { 0 };
+  bm3d_status status = BM3D_OK;
+  int clipping, threads;
   double s, k;
 
   if (in->width < EST_PATCH || in->height < EST_PATCH)
@@ -908,110 +1141,30 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma,
                         in->height, EST_PATCH, EST_PATCH);
       return BM3D_ERR_INVALID_SIZE;
     }
-
-  /* plan_regions */
-  n_regions = plan_regions (in->width, in->height, NULL);
-  regions_bytes = (size_t) n_regions * (sizeof *regions + sizeof *clipped);
-  if (!(regions = bm3d_alloc (job, regions_bytes)))
-    goto out_of_memory;
-  clipped = (size_t *) (regions + n_regions);
-  plan_regions (in->width, in->height, regions);
-  for (int r = 0; r < n_regions; r++)
+  if (!plan_buffers (job, in->width, in->height, &b)
+      || !alloc_buffers (job, &b))
     {
-      est_region *g = &regions[r];
-
-      g->patches_x = (g->width - EST_PATCH) / EST_STEP + 1;
-      g->patches_y = (g->height - EST_PATCH) / EST_STEP + 1;
-      g->luma_offset = luma_count;
-      g->patch_offset = patches;
-      luma_count += (size_t) g->width * g->height;
-      patches += (uint32_t) g->patches_x * g->patches_y;
-      rows += g->patches_y;
+      bm3d_job_message (job, "out of memory estimating the noise level of "
+                        "a %dx%d image", in->width, in->height);
+      free_buffers (job, &b);
+      return BM3D_ERR_OUT_OF_MEMORY;
     }
+  pool.prefix = b.prefix;
 
   /* A few milliseconds of work: more threads than it fills only wait
    * on each other.  */
-  threads = (int) (patches / EST_PATCHES_PER_THREAD) + 1;
+  threads = (int) (b.patches / EST_PATCHES_PER_THREAD) + 1;
   threads = threads < job->threads ? threads : job->threads;
 
-  band_bytes = (size_t) patches * EST_HIGH_COUNT * sizeof (float);
-  prefix_bytes = ((size_t) patches / EST_BLOCK + 1) * EST_HIGH_COUNT
-                 * sizeof (double);
-  colour_bytes = colour ? luma_count * sizeof (float) : 0;
-  luma = bm3d_alloc (job, luma_count * sizeof (float));
-  if (colour)
-    {
-      darkest = bm3d_alloc (job, colour_bytes);
-      brightest = bm3d_alloc (job, colour_bytes);
-      if ((values = bm3d_alloc (job, 3 * colour_bytes)))
-        for (int c = 0; c < 3; c++)
-          channel[c] = values + c * luma_count;
-    }
-  texture = bm3d_alloc (job, (size_t) patches * sizeof (float));
-  margin = bm3d_alloc (job, (size_t) patches * sizeof (float));
-  clip = bm3d_alloc (job, (size_t) patches * 6 * sizeof (float));
-  weight = bm3d_alloc (job, (size_t) patches * sizeof (float));
-  band = bm3d_alloc (job, band_bytes);
-  keys = bm3d_alloc (job, (size_t) patches * sizeof (uint64_t));
-  scratch = bm3d_alloc (job, (size_t) patches * sizeof (uint64_t));
-  pool.prefix = bm3d_alloc (job, prefix_bytes);
-  if (!luma || (colour && (!darkest || !brightest || !values)) || !texture
-      || !margin || !clip || !weight || !band || !keys || !scratch
-      || !pool.prefix)
-    goto out_of_memory;
-
-  /* extract_luminance: every row of every region.  */
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(threads)
-#endif
-  for (int r = 0; r < n_regions; r++)
-    {
-      clipped[r] = 0;
-      for (int y = 0; y < regions[r].height; y++)
-        {
-          size_t o = regions[r].luma_offset + (size_t) y * regions[r].width;
-
-          clipped[r] += extract_luminance (in, job->read_through, &regions[r],
-                                           y, luma + o,
-                                           colour ? darkest + o : NULL,
-                                           colour ? brightest + o : NULL);
-        }
-    }
-  for (int r = 0; r < n_regions; r++)
-    clipped_total += clipped[r];
+  clipping = extract_all (in, job->read_through, &b, threads) * 1000
+             > b.pixels * (colour ? 3 : 1);
   if (job->tick (job, 0.3))
     {
       status = BM3D_ERR_CANCELLED;
       goto done;
     }
-
-  /* transform_patch: each patch on its own, in parallel by patch rows
-   * of all regions.  */
-  est_dct_init (&dct);
-  pl.luma = luma;
-  clipping = clipped_total * 1000 > luma_count * (colour ? 3 : 1);
-  if (clipping)
-    {
-      pl.darkest = colour ? darkest : luma;
-      pl.brightest = colour ? brightest : luma;
-      pl.planes = colour ? 3 : 1;
-      for (int c = 0; c < pl.planes; c++)
-        pl.channel[c] = colour ? channel[c] : luma;
-    }
-  pl.clip = clip;
-  pl.texture = texture;
-  pl.band = band;
-  pl.margin = margin;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(threads)
-#endif
-  for (int k = 0; k < rows; k++)
-    {
-      int py;
-      const est_region *g = patch_row_region (regions, k, &py);
-
-      transform_patch_row (g, py, &dct, &pl);
-    }
+  plan_planes (&b, clipping, &pl);
+  transform_all (&b, &pl, threads);
   if (job->tick (job, 0.8))
     {
       status = BM3D_ERR_CANCELLED;
@@ -1019,7 +1172,7 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma,
     }
 
   /* build_pool, select_and_measure: every patch first.  */
-  build_pool (&pool, &pl, patches, -INFINITY, NULL, keys, scratch);
+  build_pool (&pool, &pl, b.patches, -INFINITY, NULL, b.keys, b.scratch);
   if (pool.count == 0)
     {
       bm3d_job_message (job, "the image has no %dx%d area of finite values "
@@ -1032,68 +1185,14 @@ bm3d_estimate_cpu (const bm3d_image *in, bm3d_job *job, float *sigma,
    * colour transform: back to the channels' sigma.  */
   s = sqrt (select_and_measure (&pool)) / gain;
   k = band_kurtosis (&pool);
-
-  /* Clipped values (more than one in a thousand): read twice, and the
-   * higher reading kept, as each reads low for a reason of its own.
-   * Apart: without the patches near the clipping levels; where most of
-   * the picture is near them, the few patches left read low (the order
-   * statistic above, over a small sample).  Squeezed: every patch, its
-   * noise scaled back by what clipping took from it; where noise
-   * follows brightness, the dark patches it keeps hold less of it.  */
   if (clipping)
-    {
-      uint32_t all = pool.count;
-      uint32_t least = all < EST_KEEP_MIN ? all : EST_KEEP_MIN;
-      int loosened = 0;
-      double s_apart;
-
-      /* Every patch in texture order, kept in `scratch` for read_apart
-       * to filter (it sorts nothing; read_squeezed sorts anew).  */
-      memcpy (scratch, keys, (size_t) all * sizeof *keys);
-      s_apart = read_apart (&pool, &pl, scratch, all, least, s, gain, keys,
-                            &k, &loosened);
-      double s_squeezed = 0.0;
-
-      /* Clipping only lowers what is read: the squeezed reading starts
-       * from the higher one so far.  */
-      if (loosened || pool.count < EST_APART_SHARE * all)
-        {
-          clip_stats (in, job->read_through, regions, n_regions, rows,
-                      channel, &pl, threads);
-          s_squeezed = read_squeezed (&pool, &pl, patches, least,
-                                      s > s_apart ? s : s_apart, gain,
-                                      threads, weight, keys, scratch);
-        }
-      s = s_apart;
-      if (s_squeezed > s_apart)
-        {
-          s = s_squeezed;
-          k = band_kurtosis (&pool);
-        }
-    }
+    read_clipped (in, job->read_through, &b, &pl, &pool, gain, threads, &s,
+                  &k);
   *sigma = s < BM3D_SIGMA_MAX ? (float) s : BM3D_SIGMA_MAX;
   if (kurtosis)
     *kurtosis = (float) k;
-  goto done;
-
-out_of_memory:
-  bm3d_job_message (job, "out of memory estimating the noise level of a "
-                    "%dx%d image", in->width, in->height);
-  status = BM3D_ERR_OUT_OF_MEMORY;
 
 done:
-  bm3d_free (job, pool.prefix, prefix_bytes);
-  bm3d_free (job, scratch, (size_t) patches * sizeof (uint64_t));
-  bm3d_free (job, keys, (size_t) patches * sizeof (uint64_t));
-  bm3d_free (job, band, band_bytes);
-  bm3d_free (job, weight, (size_t) patches * sizeof (float));
-  bm3d_free (job, clip, (size_t) patches * 6 * sizeof (float));
-  bm3d_free (job, margin, (size_t) patches * sizeof (float));
-  bm3d_free (job, texture, (size_t) patches * sizeof (float));
-  bm3d_free (job, values, 3 * colour_bytes);
-  bm3d_free (job, brightest, colour_bytes);
-  bm3d_free (job, darkest, colour_bytes);
-  bm3d_free (job, luma, luma_count * sizeof (float));
-  bm3d_free (job, regions, regions_bytes);
+  free_buffers (job, &b);
   return status;
 }
